@@ -1,0 +1,26 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Core } from '../src/core.js';
+import type { Actor } from '../src/identity/actor.js';
+import { DomainError } from '../src/shared/errors.js';
+import { createLoaders, type Loaders } from './loaders.js';
+
+/** Everything one request carries into a resolver, whichever door it came through. */
+export interface Context {
+  core: Core;
+  em: EntityManager;
+  actor: Actor | null;
+  /** Why the bearer token was refused, when one was sent and did not hold. */
+  authError: DomainError | null;
+  requestId: string;
+  address: string;
+  loaders: Loaders;
+}
+
+export function createContext(parts: Omit<Context, 'loaders'>): Context {
+  return { ...parts, loaders: createLoaders(parts.em) };
+}
+
+export function requireActor(ctx: Context): Actor {
+  if (ctx.actor) return ctx.actor;
+  throw ctx.authError ?? DomainError.unauthenticated();
+}

@@ -1,0 +1,41 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { DomainError, type ErrorCode } from '../src/shared/errors.js';
+
+export interface DescribedError {
+  code: ErrorCode;
+  detail: unknown;
+  retryAfter?: number;
+  /** Unexpected: to be logged with its stack, never shown. */
+  unexpected?: unknown;
+}
+
+/** Names the field a GraphQL variable-coercion message is about, so bad input answers 422 naming it. */
+function coercionField(message: string): { field: string; reason: string } | null {
+  if (!message.startsWith('Variable "$')) return null;
+  const reason = message.includes('; ') ? message.slice(message.indexOf('; ') + 2) : message;
+  const required = /Field "(\w+)" of required type "([^"]+)" was not provided/.exec(message);
+  if (required) return { field: required[1]!, reason: 'is required' };
+  const at = /at "([^"]+)"/.exec(message);
+  if (at) return { field: at[1]!.split('.').pop()!.replace(/\[\d+\]$/, ''), reason };
+  const variable = /^Variable "\$(\w+)"/.exec(message)!;
+  return { field: variable[1]!, reason: message.includes('was not provided') ? 'is required' : reason };
+}
+
+/** One reading of any error, for both doors: a contract code, its detail, and whether it was unexpected. */
+export function describeError(error: unknown, requestId: string): DescribedError {
+  const original = unwrapResolverError(error);
+  if (original instanceof DomainError) return { code: original.code, detail: original.detail, retryAfter: original.retryAfter };
+  if (original instanceof GraphQLError && !original.originalError) {
+    const field = coercionField(original.message);
+    if (field) return { code: 'VALIDATION_FAILED', detail: { fields: { [field.field]: [field.reason] } } };
+    return { code: 'BAD_REQUEST', detail: original.message };
+  }
+  if (original instanceof GraphQLError && original.originalError) return describeError(original.originalError, requestId);
+  return { code: 'INTERNAL', detail: { request_id: requestId }, unexpected: original };
+}
+
+export function toFormatted(d: DescribedError, base: GraphQLFormattedError): GraphQLFormattedError {
+  const message = d.code === 'INTERNAL' ? 'internal error' : typeof d.detail === 'string' ? d.detail : base.message;
+  return { message, locations: base.locations, path: base.path, extensions: { code: d.code, detail: d.detail } };
+}

@@ -1,0 +1,19 @@
+import 'reflect-metadata';
+import { buildSchema } from 'type-graphql';
+import type { GraphQLSchema } from 'graphql';
+import { AuthResolver } from './identity/auth.resolver.js';
+import { MembershipFieldsResolver } from './identity/organization.type.js';
+import { OrganizationResolver } from './identity/organization.resolver.js';
+import { UserFieldsResolver } from './identity/user.type.js';
+import { UserResolver } from './identity/user.resolver.js';
+
+let built: Promise<GraphQLSchema> | null = null;
+
+/** The one schema both doors execute against. */
+export function getSchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({
+    resolvers: [AuthResolver, UserResolver, UserFieldsResolver, OrganizationResolver, MembershipFieldsResolver],
+    validate: false,
+  });
+  return built;
+}

@@ -1,0 +1,104 @@
+import {
+  getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
+  type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLOutputType, type GraphQLSchema,
+} from 'graphql';
+import { STATUS_OF } from './errors.js';
+import type { Route } from './route.js';
+
+type Json = Record<string, unknown>;
+
+const SCALARS: Record<string, Json> = {
+  String: { type: 'string' },
+  Boolean: { type: 'boolean' },
+  Int: { type: 'integer' },
+  Float: { type: 'number' },
+  ID: { type: 'string' },
+  UUID: { type: 'string', format: 'uuid' },
+  DateTimeISO: { type: 'string', format: 'date-time' },
+  JSONObject: { type: 'object' },
+};
+
+const DESCRIPTIONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No content', 400: 'Bad request', 401: 'Unauthenticated', 403: 'Forbidden',
+  404: 'Not found', 413: 'Payload too large', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error',
+};
+
+/** The OpenAPI 3.1 document: every REST route, its body and response types derived from the GraphQL schema. */
+export function buildOpenApi(routes: Route[], schema: GraphQLSchema): Json {
+  const components: Record<string, Json> = {
+    ErrorResponse: { type: 'object', properties: { error: { type: 'string' }, detail: {} }, required: ['error', 'detail'] },
+    PaginationMeta: {
+      type: 'object',
+      properties: Object.fromEntries(['int_current_page', 'int_max_results', 'int_total_results', 'int_total_pages'].map((k) => [k, { type: 'integer' }])),
+      required: ['int_current_page', 'int_max_results', 'int_total_results', 'int_total_pages'],
+    },
+  };
+
+  const ref = (named: GraphQLNamedType): Json => {
+    if (isScalarType(named)) return SCALARS[named.name] ?? { type: 'string' };
+    if (isEnumType(named)) return { type: 'string', enum: named.getValues().map((v) => v.value) };
+    if (!components[named.name]) {
+      components[named.name] = {};
+      const fields = (isObjectType(named) || isInputObjectType(named) ? Object.values(named.getFields()) : []) as { name: string; type: GraphQLInputType | GraphQLOutputType; description?: string | null }[];
+      components[named.name] = {
+        type: 'object',
+        properties: Object.fromEntries(fields.map((f) => [f.name, typeOf(f.type)])),
+        required: fields.filter((f) => isNonNullType(f.type)).map((f) => f.name),
+      };
+    }
+    return { $ref: `#/components/schemas/${named.name}` };
+  };
+  const typeOf = (t: GraphQLInputType | GraphQLOutputType, nullable = true): Json => {
+    const type = t as GraphQLOutputType;
+    if (isNonNullType(type)) return typeOf(type.ofType as GraphQLOutputType, false);
+    const inner = isListType(type) ? { type: 'array', items: typeOf(type.ofType as GraphQLOutputType) } : ref(getNamedType(type));
+    return nullable ? { anyOf: [inner, { type: 'null' }] } : inner;
+  };
+
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    const rootType = route.method === 'GET' ? schema.getQueryType() : schema.getMutationType() ?? schema.getQueryType();
+    const field: GraphQLField<unknown, unknown> | undefined = schema.getQueryType()?.getFields()[route.pick] ?? rootType?.getFields()[route.pick] ?? schema.getMutationType()?.getFields()[route.pick];
+    const parameters: Json[] = Object.keys(route.params ?? {}).map((name) => ({ name, in: 'path', required: true, schema: route.params![name]!.uuid ? SCALARS.UUID : { type: 'string' } }));
+    if (route.page) {
+      parameters.push({ name: 'int_current_page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } });
+      parameters.push({ name: 'int_max_results', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } });
+    }
+    const responses: Json = {};
+    if (route.status === 204) responses['204'] = { description: DESCRIPTIONS[204] };
+    else if (field) {
+      const out = getNamedType(field.type);
+      const dataSchema = route.paged && isObjectType(out) ? typeOf(out.getFields().data!.type as GraphQLOutputType, false) : typeOf(field.type, false);
+      const properties: Json = route.paged ? { data: dataSchema, meta: { $ref: '#/components/schemas/PaginationMeta' } } : { data: dataSchema };
+      responses[String(route.status)] = {
+        description: DESCRIPTIONS[route.status],
+        content: { 'application/json': { schema: { type: 'object', properties, required: Object.keys(properties) } } },
+      };
+    }
+    const errorStatuses = new Set([...(route.errors ?? []), ...(route.auth ? [401] : []), 422, 500]);
+    for (const status of [...errorStatuses].sort()) {
+      responses[String(status)] = { description: DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } };
+    }
+    const arg = route.body ? field?.args.find((a) => a.name === route.body) : undefined;
+    const operation: Json = {
+      operationId: `${route.method.toLowerCase()}${route.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      summary: route.summary,
+      tags: [route.tag],
+      'x-graphql-operation': route.operation,
+      security: route.auth ? [{ bearer: [] }] : [],
+      parameters,
+      responses,
+    };
+    if (arg) operation.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: typeOf(arg.type, false) } } };
+    else if (route.filter?.from === 'body') operation.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', description: 'Filters (CONTRACT.md, Search bodies)' } } } };
+    paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Livestock traceability service', version: '0.1.0' },
+    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    paths,
+    'x-error-statuses': STATUS_OF,
+  };
+}

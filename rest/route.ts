@@ -1,0 +1,28 @@
+/** One REST endpoint, declared: which named GraphQL operation it runs and how HTTP maps onto it. */
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Koa path, `:id` for path parameters. */
+  path: string;
+  /** Whether a bearer token is required. Every route says so explicitly. */
+  auth: boolean;
+  /** Name of the operation in rest/operations/*.graphql. */
+  operation: string;
+  status: 200 | 201 | 204;
+  summary: string;
+  tag: string;
+  /** The JSON body becomes this variable (an input object); unknown keys are dropped and named in a Warning header. */
+  body?: string;
+  /** The body is optional (interface.md: "optional body"). */
+  optionalBody?: boolean;
+  /** Path parameters → variables; `uuid: true` answers 400 when the segment is not a uuid. */
+  params?: Record<string, { variable: string; uuid?: boolean }>;
+  /** int_current_page / int_max_results → this variable. */
+  page?: string;
+  /** Filters from the body (POST search) or the query string (GET index) → this variable. */
+  filter?: { from: 'body' | 'query'; variable: string };
+  /** The field of `data` that is the response; a page when it has `data` and `meta`. */
+  pick: string;
+  paged?: boolean;
+  /** Document error statuses besides the success one (interface.md lists them for some groups). */
+  errors?: number[];
+}

@@ -1,0 +1,63 @@
+import Router from '@koa/router';
+import { execute, type GraphQLSchema } from 'graphql';
+import type { Context as KoaContext } from 'koa';
+import type { Context } from '../graphql/context.js';
+import { describeError } from '../graphql/errors.js';
+import { requireActor } from '../graphql/context.js';
+import { DomainError } from '../src/shared/errors.js';
+import { isUuid } from '../src/shared/ids.js';
+import type { Logger } from '../src/shared/logger.js';
+import { authRoutes } from './auth.routes.js';
+import { organizationRoutes, userRoutes } from './identity.routes.js';
+import { loadOperations } from './operations.js';
+import type { Route } from './route.js';
+import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
+
+/** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
+export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes];
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
+  const operations = loadOperations(schema);
+  const router = new Router();
+  for (const route of routes) {
+    const op = operations.get(route.operation);
+    if (!op) throw new Error(`route ${route.method} ${route.path}: no operation ${route.operation}`);
+    const varType = (name: string) => op.definition.variableDefinitions?.find((v) => v.variable.name.value === name)?.type;
+
+    router[route.method.toLowerCase() as 'get'](route.path, async (ctx: KoaContext) => {
+      const gql = ctx.state.gql as Context;
+      if (route.auth) requireActor(gql);
+      const variables: Record<string, unknown> = {};
+      for (const [param, spec] of Object.entries(route.params ?? {})) {
+        const value = ctx.params[param];
+        if (spec.uuid && !isUuid(value)) throw new DomainError('BAD_REQUEST', `path parameter ${param} must be a uuid`);
+        variables[spec.variable] = value;
+      }
+      const rawBody = (ctx.request as { body?: unknown }).body;
+      const body = rawBody === undefined || (isObject(rawBody) && Object.keys(rawBody).length === 0 && !ctx.request.length) ? undefined : rawBody;
+      if (body !== undefined && !isObject(body)) throw DomainError.field('body', 'must be a JSON object');
+      if (route.body) {
+        const unknown: string[] = [];
+        const type = varType(route.body)!;
+        variables[route.body] = body === undefined ? (route.optionalBody ? null : {}) : stripUnknown(schema, type, body, unknown);
+        if (unknown.length) ctx.set('Warning', `199 - "unknown fields ignored: ${unknown.join(', ')}"`);
+      }
+      if (route.page) variables[route.page] = pageFromQuery(ctx.query);
+      if (route.filter) variables[route.filter.variable] = route.filter.from === 'body' ? (body ?? {}) : filtersFromQuery(ctx.query);
+
+      const result = await execute({ schema, document: op.document, contextValue: gql, variableValues: variables, operationName: route.operation });
+      if (result.errors?.length) {
+        const described = describeError(result.errors[0], gql.requestId);
+        if (described.unexpected) log.error({ err: described.unexpected, requestId: gql.requestId, route: route.operation }, 'unexpected error');
+        throw new DomainError(described.code, described.detail, described.retryAfter);
+      }
+      ctx.status = route.status;
+      if (route.status === 204) return;
+      const picked = (result.data as Record<string, unknown>)[route.pick] as Record<string, unknown>;
+      ctx.body = route.paged ? { data: picked.data, meta: picked.meta } : { data: picked };
+    });
+  }
+  return router;
+}

@@ -1,0 +1,60 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { createCore } from './core.js';
+import { migrate, openOrm } from './db/orm.js';
+import { hashPassword } from './identity/passwords.js';
+import { verifyChain } from './shared/events.js';
+import { createLogger } from './shared/logger.js';
+import { printSchemaSdl } from '../graphql/sdl.js';
+
+const [command, ...args] = process.argv.slice(2);
+const usage = `usage:
+  cli admin:create <email> <password> [name]   create a platform administrator
+  cli events:verify                             check the event log's hash chain
+  cli schema:emit [file]                        write the GraphQL SDL (default graphql/schema.graphql)
+  cli migrate                                   apply pending migrations`;
+
+async function main(): Promise<number> {
+  if (command === 'schema:emit') {
+    writeFileSync(args[0] ?? 'graphql/schema.graphql', await printSchemaSdl());
+    return 0;
+  }
+  const config = loadConfig();
+  const log = createLogger(config.LOG_LEVEL);
+  const orm = await openOrm(config);
+  try {
+    await migrate(orm);
+    const em = orm.em.fork();
+    switch (command) {
+      case 'migrate':
+        return 0;
+      case 'admin:create': {
+        const [email, password, name] = args;
+        if (!email || !password) break;
+        if (password.length < 8 || password.length > 128) throw new Error('password must be 8 to 128 characters');
+        const user = await createCore(config, log).users.createAdministrator(em, { email, password, name: name ?? 'Administrator' }, await hashPassword(password));
+        console.log(`administrator ${user.str_email} created (${user.id})`);
+        return 0;
+      }
+      case 'events:verify': {
+        const report = await verifyChain(em);
+        if (report.ok) console.log(`event chain intact: ${report.checked} events`);
+        else console.log(`event chain BROKEN at seq ${report.broken!.seq} (event ${report.broken!.id}): ${report.broken!.reason}; ${report.checked} events before it hold`);
+        return report.ok ? 0 : 2;
+      }
+    }
+    console.error(usage);
+    return 64;
+  } finally {
+    await orm.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof ConfigError ? err.message : err instanceof Error ? `error: ${err.message}` : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_ISSUER: z.string().default('livestock-traceability'),
+  JWT_AUDIENCE: z.string().default('livestock-traceability-api'),
+  ADMIN_EMAIL: z.string().email().optional(),
+  ADMIN_PASSWORD: z.string().min(8).max(128).optional(),
+  ADMIN_NAME: z.string().default('Administrator'),
+  ADMIN_DOCUMENT: z.string().optional(),
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().default('no-reply@livestock.local'),
+  PUBLIC_URL: z.string().url().default('http://localhost:4000'),
+  TRUST_PROXY: bool.default(false),
+  /** Adds X-SQL-Statements to every response: for tests and benchmarks, not for production. */
+  EXPOSE_SQL_STATEMENTS: bool.default(false),
+  GRAPHQL_INTROSPECTION: bool.optional(),
+  LOGIN_LIMIT_PER_LOGIN: z.coerce.number().int().min(1).default(5),
+  LOGIN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
+  LOGIN_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
+});
+
+export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION'> & {
+  JWT_SECRET: string;
+  GRAPHQL_INTROSPECTION: boolean;
+  /** PGlite without a data directory keeps everything in memory. */
+  inMemory: boolean;
+};
+
+export class ConfigError extends Error {}
+
+/** The one place the environment is read. A bad value stops the start with a message naming it. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const c = parsed.data;
+  if (c.NODE_ENV === 'production' && !c.JWT_SECRET) {
+    throw new ConfigError('Invalid configuration:\n  JWT_SECRET: is required in production');
+  }
+  if ((c.ADMIN_EMAIL && !c.ADMIN_PASSWORD) || (!c.ADMIN_EMAIL && c.ADMIN_PASSWORD)) {
+    throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither');
+  }
+  return {
+    ...c,
+    // Outside production a missing secret gets a random one: tokens then die with the process.
+    JWT_SECRET: c.JWT_SECRET ?? randomBytes(32).toString('hex'),
+    GRAPHQL_INTROSPECTION: c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production',
+    inMemory: c.DATA_DIR === ':memory:' || c.DATA_DIR === 'memory://',
+  };
+}

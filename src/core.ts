@@ -1,0 +1,23 @@
+import type { Config } from './config.js';
+import { AuthService } from './identity/auth.service.js';
+import { OrganizationService } from './identity/organization.service.js';
+import { LoginThrottle } from './identity/throttle.js';
+import { Tokens } from './identity/tokens.js';
+import { UserService } from './identity/user.service.js';
+import type { Logger } from './shared/logger.js';
+import { Mailer } from './shared/mailer.js';
+
+/** The domain core: every service, built once per process from the config. */
+export interface Core {
+  auth: AuthService;
+  users: UserService;
+  organizations: OrganizationService;
+}
+
+export function createCore(config: Config, log: Logger): Core {
+  const tokens = new Tokens({ secret: config.JWT_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS });
+  const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
+  const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
+  return { auth, users: new UserService(auth), organizations: new OrganizationService() };
+}

@@ -1,0 +1,7 @@
+import { Organization } from '../identity/organization.entity.js';
+import { User } from '../identity/user.entity.js';
+import { Membership } from '../identity/membership.entity.js';
+import { AuthSession, RefreshToken, UserToken } from '../identity/session.entity.js';
+import { SentMessage } from '../shared/sent-message.entity.js';
+
+export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, SentMessage];

@@ -1,0 +1,56 @@
+import { mkdirSync } from 'node:fs';
+import { MikroORM as PgORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { Migrator } from '@mikro-orm/migrations';
+import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import type { Config } from '../config.js';
+import { entities } from './entities.js';
+import { migrationsList } from './migrations/index.js';
+import { requestScope } from '../shared/request-scope.js';
+
+export type Orm = PgORM;
+export type Em = EntityManager;
+
+
+function common() {
+  return {
+    entities,
+    metadataProvider: ReflectMetadataProvider,
+    extensions: [Migrator],
+    forceUtcTimezone: true,
+    allowGlobalContext: false,
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
+    onQuery: (sql: string) => {
+      const scope = requestScope.getStore();
+      if (scope) scope.statements++;
+      return sql;
+    },
+    debug: false,
+  };
+}
+
+export async function openOrm(config: Config): Promise<Orm> {
+  if (config.DATABASE_URL) {
+    return (await PgORM.init({ ...common(), clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX } })) as Orm;
+  }
+  let dataDir: string | undefined;
+  if (!config.inMemory) {
+    mkdirSync(config.DATA_DIR, { recursive: true });
+    dataDir = `${config.DATA_DIR}/pglite`;
+  }
+  // PGlite is one session: one connection, one request at a time.
+  const orm = await PgliteORM.init({
+    ...common(),
+    // Without a data directory PGlite takes dbName as the cluster location: memory:// keeps it off disk.
+    dbName: dataDir ? 'traceability' : 'memory://',
+    driverOptions: dataDir ? { dataDir } : {},
+    pool: { max: 1 },
+  } as never);
+  return orm as unknown as Orm;
+}
+
+/** Applies the checked-in migrations that have not run yet. */
+export async function migrate(orm: Orm): Promise<void> {
+  await orm.migrator.up();
+}

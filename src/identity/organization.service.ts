@@ -1,0 +1,167 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError } from '../shared/errors.js';
+import { appendEvent } from '../shared/events.js';
+import { isUuid } from '../shared/ids.js';
+import { paged, toPage, type PageInput, type Paged } from '../shared/pagination.js';
+import { buildSearch, type SearchSpec } from '../shared/search.js';
+import { Checker, isDocument, normalizeDocument } from '../shared/validation.js';
+import type { Actor } from './actor.js';
+import { Membership, ROLES, type Role } from './membership.entity.js';
+import { Organization } from './organization.entity.js';
+import { organizationPolicy } from './organization.policy.js';
+import { User } from './user.entity.js';
+
+export interface OrganizationInput {
+  id?: string | null;
+  str_name?: string | null;
+  str_document?: string | null;
+  owner_user_id?: string | null;
+}
+
+export const ORGANIZATION_SEARCH: SearchSpec = {
+  alias: 'o',
+  exact: { id: 'uuid', str_name: 'text', str_document: 'text' },
+  ranges: ['ts_created_at', 'ts_updated_at'],
+  query: ['str_name', 'str_document'],
+};
+
+export class OrganizationService {
+  async get(em: EntityManager, actor: Actor, id: string): Promise<Organization> {
+    if (!isUuid(id)) throw DomainError.notFound('organization');
+    const scope = organizationPolicy.scope(actor);
+    const rows = await em.execute<{ id: string }[]>(`select o.id from organization o where o.id = ? and ${scope.sql}`, [id, ...scope.params]);
+    if (!rows.length) throw DomainError.notFound('organization');
+    return em.findOneOrFail(Organization, { id });
+  }
+
+  async search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, pageInput: PageInput | null | undefined): Promise<Paged<Organization>> {
+    const page = toPage(pageInput);
+    const scope = organizationPolicy.scope(actor);
+    const q = buildSearch(ORGANIZATION_SEARCH, filters ?? {});
+    const where = `${scope.sql} and ${q.where}`;
+    const params = [...scope.params, ...q.params];
+    const count = await em.execute<{ n: number }[]>(`select count(*)::int as n from organization o where ${where}`, params);
+    const rows = await em.execute<Record<string, unknown>[]>(`select o.* from organization o where ${where} order by ${q.orderBy} limit ? offset ?`, [...params, page.size, page.offset]);
+    return paged(rows.map((r) => em.map(Organization, r)), count[0]!.n, page);
+  }
+
+  /** Any signed-in user may found an organization and becomes its owner; an administrator may name another owner. */
+  async create(em: EntityManager, actor: Actor, input: OrganizationInput): Promise<Organization> {
+    const check = new Checker().required('str_name', input.str_name).required('str_document', input.str_document);
+    const document = input.str_document ? normalizeDocument(input.str_document) : '';
+    if (document) check.when(!isDocument(document), 'str_document', 'must be a valid CNPJ or CPF');
+    if (input.id) check.when(!isUuid(input.id), 'id', 'must be a uuid');
+    if (input.owner_user_id) check.when(!isUuid(input.owner_user_id), 'owner_user_id', 'must be a uuid');
+    check.throwIfAny();
+    if (input.owner_user_id && input.owner_user_id !== actor.userId && !actor.isAdmin) throw DomainError.forbidden('only administrators name another owner');
+    const ownerId = input.owner_user_id ?? actor.userId;
+    return em.transactional(async (tx) => {
+      if (await tx.count(Organization, { str_document: document })) throw DomainError.conflict('str_document');
+      if (!(await tx.count(User, { id: ownerId }))) throw DomainError.field('owner_user_id', 'no such user');
+      const org = tx.create(Organization, { ...(input.id ? { id: input.id } : {}), str_name: input.str_name!.trim(), str_document: document });
+      tx.persist(org);
+      tx.persist(tx.create(Membership, { user_id: ownerId, organization_id: org.id, str_role: 'OWNER' }));
+      await tx.flush();
+      await appendEvent(tx, { type: 'ORGANIZATION_CREATED', recordType: 'Organization', recordId: org.id, actorId: actor.userId, payload: { str_name: org.str_name, str_document: document, owner_user_id: ownerId } });
+      return org;
+    });
+  }
+
+  async update(em: EntityManager, actor: Actor, id: string, input: OrganizationInput): Promise<Organization> {
+    const org = await this.get(em, actor, id);
+    organizationPolicy.canManage(actor, await this.roleOf(em, actor.userId, id));
+    const check = new Checker();
+    if (input.str_name !== undefined) check.when(!input.str_name?.trim(), 'str_name', 'must not be empty');
+    const document = input.str_document !== undefined ? normalizeDocument(input.str_document ?? '') : undefined;
+    if (document !== undefined) check.when(!isDocument(document), 'str_document', 'must be a valid CNPJ or CPF');
+    check.throwIfAny();
+    return em.transactional(async (tx) => {
+      const changes: Record<string, unknown> = {};
+      if (document !== undefined && document !== org.str_document) {
+        if (await tx.count(Organization, { str_document: document, id: { $ne: id } })) throw DomainError.conflict('str_document');
+        org.str_document = changes.str_document = document;
+      }
+      if (input.str_name && input.str_name.trim() !== org.str_name) org.str_name = changes.str_name = input.str_name.trim();
+      tx.persist(org);
+      await tx.flush();
+      if (Object.keys(changes).length) await appendEvent(tx, { type: 'ORGANIZATION_UPDATED', recordType: 'Organization', recordId: id, actorId: actor.userId, payload: { changes } });
+      return org;
+    });
+  }
+
+  async members(em: EntityManager, actor: Actor, id: string, pageInput: PageInput | null | undefined): Promise<Paged<Membership>> {
+    await this.get(em, actor, id);
+    const page = toPage(pageInput);
+    const [items, total] = await em.findAndCount(Membership, { organization_id: id }, { orderBy: { ts_created_at: 'desc', id: 'desc' }, limit: page.size, offset: page.offset });
+    return paged(items, total, page);
+  }
+
+  async addMember(em: EntityManager, actor: Actor, id: string, userId: string | null | undefined, role: string | null | undefined): Promise<Membership> {
+    await this.get(em, actor, id);
+    const actorRole = await this.roleOf(em, actor.userId, id);
+    organizationPolicy.canManage(actor, actorRole);
+    const check = new Checker().required('user_id', userId).required('str_role', role);
+    if (userId) check.when(!isUuid(userId), 'user_id', 'must be a uuid');
+    if (role) check.when(!ROLES.includes(role as Role), 'str_role', `must be one of ${ROLES.join(', ')}`);
+    check.throwIfAny();
+    organizationPolicy.canGrantRole(actor, actorRole, role as Role);
+    return em.transactional(async (tx) => {
+      if (!(await tx.count(User, { id: userId! }))) throw DomainError.notFound('user');
+      if (await tx.count(Membership, { user_id: userId!, organization_id: id })) throw DomainError.conflict('user_id', 'is already a member');
+      const m = tx.create(Membership, { user_id: userId!, organization_id: id, str_role: role as Role });
+      tx.persist(m);
+      await tx.flush();
+      await appendEvent(tx, { type: 'MEMBERSHIP_ADDED', recordType: 'Organization', recordId: id, actorId: actor.userId, payload: { user_id: userId, str_role: role } });
+      return m;
+    });
+  }
+
+  async changeRole(em: EntityManager, actor: Actor, id: string, userId: string, role: string | null | undefined): Promise<Membership> {
+    await this.get(em, actor, id);
+    const actorRole = await this.roleOf(em, actor.userId, id);
+    organizationPolicy.canManage(actor, actorRole);
+    if (!role || !ROLES.includes(role as Role)) throw DomainError.field('str_role', `must be one of ${ROLES.join(', ')}`);
+    return em.transactional(async (tx) => {
+      const m = await this.membership(tx, id, userId);
+      if (m.str_role === 'OWNER' || role === 'OWNER') organizationPolicy.canGrantRole(actor, actorRole, 'OWNER');
+      if (m.str_role === 'OWNER' && role !== 'OWNER') await this.keepAnOwner(tx, id);
+      const from = m.str_role;
+      m.str_role = role as Role;
+      await tx.flush();
+      await appendEvent(tx, { type: 'MEMBERSHIP_ROLE_CHANGED', recordType: 'Organization', recordId: id, actorId: actor.userId, payload: { user_id: userId, from, to: role } });
+      return m;
+    });
+  }
+
+  async removeMember(em: EntityManager, actor: Actor, id: string, userId: string): Promise<void> {
+    await this.get(em, actor, id);
+    const actorRole = await this.roleOf(em, actor.userId, id);
+    if (actor.userId !== userId) organizationPolicy.canManage(actor, actorRole);
+    await em.transactional(async (tx) => {
+      const m = await this.membership(tx, id, userId);
+      if (m.str_role === 'OWNER') {
+        if (actor.userId !== userId) organizationPolicy.canGrantRole(actor, actorRole, 'OWNER');
+        await this.keepAnOwner(tx, id);
+      }
+      tx.remove(m);
+      await tx.flush();
+      await appendEvent(tx, { type: 'MEMBERSHIP_REMOVED', recordType: 'Organization', recordId: id, actorId: actor.userId, payload: { user_id: userId, str_role: m.str_role } });
+    });
+  }
+
+  private async membership(tx: EntityManager, organizationId: string, userId: string): Promise<Membership> {
+    const m = isUuid(userId) ? await tx.findOne(Membership, { organization_id: organizationId, user_id: userId }, { lockMode: 4 }) : null;
+    if (!m) throw DomainError.notFound('membership');
+    return m;
+  }
+
+  private async keepAnOwner(tx: EntityManager, organizationId: string): Promise<void> {
+    if ((await tx.count(Membership, { organization_id: organizationId, str_role: 'OWNER' })) <= 1) {
+      throw new DomainError('RULE_VIOLATED', { rule: 'ORGANIZATION_NEEDS_AN_OWNER', message: 'an organization keeps at least one owner' });
+    }
+  }
+
+  private async roleOf(em: EntityManager, userId: string, organizationId: string): Promise<Role | null> {
+    return (await em.findOne(Membership, { user_id: userId, organization_id: organizationId }))?.str_role ?? null;
+  }
+}

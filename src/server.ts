@@ -1,0 +1,192 @@
+import type { Server } from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { koaMiddleware } from '@as-integrations/koa';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import helmet from 'koa-helmet';
+import type { GraphQLSchema } from 'graphql';
+import { createContext } from '../graphql/context.js';
+import { describeError, toFormatted } from '../graphql/errors.js';
+import { getSchema } from '../graphql/schema.js';
+import { buildOpenApi } from '../rest/openapi.js';
+import { STATUS_OF } from '../rest/errors.js';
+import { buildRestRouter, routes } from '../rest/router.js';
+import type { Config } from './config.js';
+import { createCore, type Core } from './core.js';
+import { migrate, openOrm, type Orm } from './db/orm.js';
+import { ensureAdministrator } from './identity/bootstrap.js';
+import type { Actor } from './identity/actor.js';
+import { DomainError } from './shared/errors.js';
+import { newId } from './shared/ids.js';
+import { createLogger, type Logger } from './shared/logger.js';
+import { requestScope } from './shared/request-scope.js';
+
+export interface Service {
+  app: Koa;
+  orm: Orm;
+  core: Core;
+  schema: GraphQLSchema;
+  log: Logger;
+  listen(port?: number): Promise<Server>;
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[\w.-]{1,128}$/;
+const BODY_LIMIT = '1mb';
+
+export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Service> {
+  const orm = await openOrm(config);
+  await migrate(orm);
+  const core = createCore(config, log);
+  await ensureAdministrator(orm.em.fork(), core, config, log);
+  const schema = await getSchema();
+
+  const apollo = new ApolloServer({
+    schema,
+    csrfPrevention: true,
+    introspection: config.GRAPHQL_INTROSPECTION,
+    includeStacktraceInErrorResponses: false,
+    plugins: [config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
+    formatError: (formatted, error) => {
+      const requestId = requestScope.getStore()?.requestId ?? 'unknown';
+      const described = describeError(error, requestId);
+      if (described.unexpected) log.error({ err: described.unexpected, requestId }, 'unexpected error');
+      return toFormatted(described, formatted);
+    },
+  });
+  await apollo.start();
+
+  const app = new Koa();
+  app.proxy = config.TRUST_PROXY;
+
+  // Request id, structured access log, SQL statement count.
+  app.use(async (ctx, next) => {
+    const incoming = ctx.get('X-Request-Id');
+    const scope = { requestId: REQUEST_ID.test(incoming) ? incoming : newId(), statements: 0 };
+    ctx.set('X-Request-Id', scope.requestId);
+    const started = performance.now();
+    await requestScope.run(scope, async () => {
+      try {
+        await next();
+      } finally {
+        if (config.EXPOSE_SQL_STATEMENTS) ctx.set('X-SQL-Statements', String(scope.statements));
+      }
+    });
+    log.info({ requestId: scope.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started), sql: scope.statements }, 'request');
+  });
+
+  // Every error leaves in the contract's shape; nothing unexpected shows a stack or SQL.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const requestId = requestScope.getStore()?.requestId ?? 'unknown';
+      const e = toDomainError(err, requestId);
+      if (e.code === 'INTERNAL') log.error({ err, requestId }, 'unexpected error');
+      ctx.status = STATUS_OF[e.code];
+      if (e.retryAfter) ctx.set('Retry-After', String(e.retryAfter));
+      ctx.body = { error: e.code, detail: e.detail };
+    }
+  });
+
+  app.use(helmet({ contentSecurityPolicy: config.GRAPHQL_INTROSPECTION ? false : undefined }));
+
+  app.use(async (ctx, next) => {
+    const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
+    if (hasBody && !ctx.is('application/json')) throw new DomainError('BAD_REQUEST', 'the request body must be application/json');
+    await next();
+  });
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' }));
+
+  const probes = new Router();
+  probes.get('/health', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  probes.get('/ready', async (ctx) => {
+    try {
+      await orm.em.fork().execute('select 1');
+      ctx.body = { status: 'ready' };
+    } catch {
+      ctx.status = 503;
+      ctx.body = { error: 'NOT_READY', detail: 'database unreachable' };
+    }
+  });
+  const openapi = buildOpenApi(routes, schema);
+  probes.get('/api/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+  app.use(probes.routes());
+
+  // Per request: the actor (from the bearer token), a fresh entity manager, the loaders.
+  app.use(async (ctx, next) => {
+    const em = orm.em.fork();
+    let actor: Actor | null = null;
+    let authError: DomainError | null = null;
+    const header = ctx.get('Authorization');
+    if (header) {
+      const [scheme, token] = header.split(' ');
+      try {
+        if (scheme?.toLowerCase() !== 'bearer' || !token) throw DomainError.unauthenticated('Authorization must be "Bearer <token>"');
+        actor = await core.auth.authenticate(em, token);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        authError = err;
+      }
+    }
+    ctx.state.gql = createContext({ core, em, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip });
+    await next();
+  });
+
+  const graphqlRouter = new Router();
+  const graphqlHandler = koaMiddleware(apollo, { context: async ({ ctx }) => ctx.state.gql });
+  // The integration calls next() after answering; nothing after Apollo should run.
+  graphqlRouter.all('/graphql', (ctx) => graphqlHandler(ctx, async () => undefined));
+  app.use(graphqlRouter.routes());
+
+  const rest = buildRestRouter(schema, log);
+  app.use(rest.routes());
+  app.use(rest.allowedMethods());
+  app.use((ctx) => {
+    throw new DomainError('NOT_FOUND', `no route ${ctx.method} ${ctx.path}`);
+  });
+
+  let server: Server | null = null;
+  return {
+    app,
+    orm,
+    core,
+    schema,
+    log,
+    listen(port = config.PORT) {
+      return new Promise((resolve) => {
+        server = app.listen(port, config.HOST, () => resolve(server!));
+      });
+    },
+    async close() {
+      // In-flight requests finish, then the pool closes.
+      if (server) {
+        const s = server;
+        const closing = new Promise<void>((resolve) => s.close(() => resolve()));
+        s.closeIdleConnections();
+        const timer = setTimeout(() => s.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
+        await closing;
+        clearTimeout(timer);
+      }
+      await apollo.stop();
+      await orm.close();
+    },
+  };
+}
+
+function toDomainError(err: unknown, requestId: string): DomainError {
+  if (err instanceof DomainError) return err;
+  const status = (err as { status?: number; statusCode?: number })?.status ?? (err as { statusCode?: number })?.statusCode;
+  if (status === 413) return new DomainError('PAYLOAD_TOO_LARGE', `the body is over ${BODY_LIMIT}`);
+  if (status === 400 || status === 415) return new DomainError('BAD_REQUEST', 'malformed JSON body');
+  if (status === 405 || status === 501) return new DomainError('NOT_FOUND', 'no such method on this path');
+  const described = describeError(err, requestId);
+  return new DomainError(described.code, described.detail);
+}

@@ -1,0 +1,55 @@
+/** The error codes of CONTRACT.md. The HTTP status of each lives in rest/errors.ts, nowhere else. */
+export const ERROR_CODES = [
+  'BAD_REQUEST',
+  'UNAUTHENTICATED',
+  'INVALID_CREDENTIALS',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'PAYLOAD_TOO_LARGE',
+  'VALIDATION_FAILED',
+  'INVALID_STATE',
+  'CONFLICT',
+  'RULE_VIOLATED',
+  'RATE_LIMITED',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type FieldErrors = Record<string, string[]>;
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: unknown = null,
+    /** Seconds a throttled caller should wait (429). */
+    readonly retryAfter?: number,
+  ) {
+    super(typeof detail === 'string' ? `${code}: ${detail}` : code);
+  }
+
+  static validation(fields: FieldErrors): DomainError {
+    return new DomainError('VALIDATION_FAILED', { fields });
+  }
+
+  static field(field: string, message: string): DomainError {
+    return DomainError.validation({ [field]: [message] });
+  }
+
+  static notFound(what: string): DomainError {
+    return new DomainError('NOT_FOUND', `${what} not found`);
+  }
+
+  static unauthenticated(reason = 'a valid bearer token is required'): DomainError {
+    return new DomainError('UNAUTHENTICATED', reason);
+  }
+
+  static forbidden(reason: string): DomainError {
+    return new DomainError('FORBIDDEN', reason);
+  }
+
+  static conflict(field: string, message = 'is already taken'): DomainError {
+    return new DomainError('CONFLICT', { fields: { [field]: [message] } });
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

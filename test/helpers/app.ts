@@ -1,0 +1,75 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createService, type Service } from '../../src/server.js';
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  /** SQL statements the request ran (X-SQL-Statements). */
+  sql: number;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as is (for malformed JSON and wrong content types). */
+  raw?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  url: string;
+  service: Service;
+  config: Config;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, token?: string): Promise<Reply<T>>;
+  close(): Promise<void>;
+}
+
+/** The real service on a free port, on the suite's database (see global-setup.ts), over real HTTP. */
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: ':memory:',
+    DATABASE_URL: process.env.DATABASE_URL,
+    EXPOSE_SQL_STATEMENTS: 'true',
+    TRUST_PROXY: 'true',
+    LOGIN_LIMIT_PER_ADDRESS: '100000',
+    LOGIN_LIMIT_PER_LOGIN: '1000',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    ...env,
+  });
+  const service = await createService(config);
+  const server = await service.listen(0);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const call = async <T>(method: string, path: string, o: CallOptions = {}): Promise<Reply<T>> => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    let body: string | undefined;
+    if (o.raw !== undefined) body = o.raw;
+    else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers, sql: Number(res.headers.get('x-sql-statements') ?? NaN) };
+  };
+  return {
+    url,
+    service,
+    config,
+    call,
+    graphql: (query, variables, token) => call('POST', '/graphql', { body: { query, variables }, token }),
+    close: () => service.close(),
+  };
+}
