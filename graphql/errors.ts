@@ -1,5 +1,6 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { DomainError, type ErrorCode } from '../src/shared/errors.js';
 
 export interface DescribedError {
@@ -26,13 +27,39 @@ function coercionField(message: string): { field: string; reason: string } | nul
 export function describeError(error: unknown, requestId: string): DescribedError {
   const original = unwrapResolverError(error);
   if (original instanceof DomainError) return { code: original.code, detail: original.detail, retryAfter: original.retryAfter };
-  if (original instanceof GraphQLError && !original.originalError) {
+  if (original instanceof GraphQLError) {
+    // Variable coercion wraps the real reason as originalError: read the field from the outer message first.
     const field = coercionField(original.message);
     if (field) return { code: 'VALIDATION_FAILED', detail: { fields: { [field.field]: [field.reason] } } };
+    if (original.originalError) return describeError(original.originalError, requestId);
     return { code: 'BAD_REQUEST', detail: original.message };
   }
-  if (original instanceof GraphQLError && original.originalError) return describeError(original.originalError, requestId);
+  // A unique value taken by a concurrent request after the service's own check: the same CONFLICT that check gives.
+  if (original instanceof UniqueConstraintViolationException) {
+    const field = UNIQUE_FIELDS[(original as { constraint?: string }).constraint ?? ''];
+    return { code: 'CONFLICT', detail: field ? { fields: { [field[0]]: [field[1]] } } : 'a unique value is already taken' };
+  }
   return { code: 'INTERNAL', detail: { request_id: requestId }, unexpected: original };
+}
+
+/** Unique indexes (src/db/migrations) and the input field each one guards. */
+const UNIQUE_FIELDS: Record<string, [string, string]> = {
+  user_email_unique: ['str_email', 'is already taken'],
+  user_document_unique: ['str_document', 'is already taken'],
+  organization_document_unique: ['str_document', 'is already taken'],
+  membership_user_org_unique: ['user_id', 'is already a member'],
+};
+
+/** Several errors of one request: input problems are merged into one field list, anything else wins alone. */
+export function describeErrors(errors: readonly unknown[], requestId: string): DescribedError {
+  const described = errors.map((e) => describeError(e, requestId));
+  const other = described.find((d) => d.code !== 'VALIDATION_FAILED');
+  if (other) return other;
+  const fields: Record<string, string[]> = {};
+  for (const d of described) {
+    for (const [k, v] of Object.entries((d.detail as { fields?: Record<string, string[]> })?.fields ?? {})) (fields[k] ??= []).push(...v);
+  }
+  return described.length === 1 ? described[0]! : { code: 'VALIDATION_FAILED', detail: { fields } };
 }
 
 export function toFormatted(d: DescribedError, base: GraphQLFormattedError): GraphQLFormattedError {

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { execute, type GraphQLSchema } from 'graphql';
 import type { Context as KoaContext } from 'koa';
 import type { Context } from '../graphql/context.js';
-import { describeError } from '../graphql/errors.js';
+import { describeErrors } from '../graphql/errors.js';
 import { requireActor } from '../graphql/context.js';
 import { DomainError } from '../src/shared/errors.js';
 import { isUuid } from '../src/shared/ids.js';
@@ -49,7 +49,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
 
       const result = await execute({ schema, document: op.document, contextValue: gql, variableValues: variables, operationName: route.operation });
       if (result.errors?.length) {
-        const described = describeError(result.errors[0], gql.requestId);
+        const described = describeErrors(result.errors, gql.requestId);
         if (described.unexpected) log.error({ err: described.unexpected, requestId: gql.requestId, route: route.operation }, 'unexpected error');
         throw new DomainError(described.code, described.detail, described.retryAfter);
       }

@@ -47,6 +47,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const apollo = new ApolloServer({
     schema,
     csrfPrevention: true,
+    // Shutdown is ours (main.ts): in-flight requests finish, then Apollo, then the pool.
+    stopOnTerminationSignals: false,
     introspection: config.GRAPHQL_INTROSPECTION,
     includeStacktraceInErrorResponses: false,
     plugins: [config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
@@ -62,6 +64,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
 
+  // Set by close(): responses then end their keep-alive connection, so shutdown does not wait on idle clients.
+  let shuttingDown = false;
+
   // Request id, structured access log, SQL statement count.
   app.use(async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
@@ -73,6 +78,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
         await next();
       } finally {
         if (config.EXPOSE_SQL_STATEMENTS) ctx.set('X-SQL-Statements', String(scope.statements));
+        if (shuttingDown) ctx.set('Connection', 'close');
       }
     });
     log.info({ requestId: scope.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started), sql: scope.statements }, 'request');
@@ -167,6 +173,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     },
     async close() {
       // In-flight requests finish, then the pool closes.
+      shuttingDown = true;
       if (server) {
         const s = server;
         const closing = new Promise<void>((resolve) => s.close(() => resolve()));

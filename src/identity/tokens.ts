@@ -33,7 +33,8 @@ export class Tokens {
     const jti = c.jti ?? newId();
     const payload: Record<string, unknown> = { sub: c.sub, sid: c.sid, jti, iat, exp: iat + ACCESS_TTL_SECONDS, iss: this.s.issuer, aud: this.s.audience };
     if (c.org) payload.org = c.org;
-    return { token: jwt.sign(payload, this.s.secret, { algorithm: ALGORITHM, noTimestamp: true }), jti, iat };
+    // Not noTimestamp: jsonwebtoken would delete the iat claim; without it, the iat given here is kept.
+    return { token: jwt.sign(payload, this.s.secret, { algorithm: ALGORITHM }), jti, iat };
   }
 
   verifyAccess(token: string): AccessClaims {

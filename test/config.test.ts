@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { User } from '../src/identity/user.entity.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { email, makeUser } from './helpers/factories.js';
+
+const SECRET = 'a-secret-that-is-long-enough-0123456789';
+
+/** The ConfigError loadConfig throws for this environment (fails the test when it does not throw one). */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  test('a PORT that is not a number stops the start naming PORT', () => {
+    const err = configError({ PORT: 'abc' });
+    expect(err.message).toMatch(/\bPORT\b/);
+    expect(err.message).not.toMatch(/DATABASE_URL|JWT_SECRET/);
+  });
+
+  test('a PORT out of range names PORT', () => {
+    expect(configError({ PORT: '70000' }).message).toMatch(/\bPORT\b/);
+  });
+
+  test('a DATABASE_URL that is not a url names DATABASE_URL', () => {
+    const err = configError({ DATABASE_URL: 'not a url' });
+    expect(err.message).toMatch(/\bDATABASE_URL\b/);
+    expect(err.message).not.toMatch(/\bPORT\b/);
+  });
+
+  test('production without JWT_SECRET names JWT_SECRET', () => {
+    const err = configError({ NODE_ENV: 'production' });
+    expect(err.message).toMatch(/\bJWT_SECRET\b/);
+    // With a secret, production starts.
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).JWT_SECRET).toBe(SECRET);
+  });
+
+  test('a JWT_SECRET shorter than 32 characters names JWT_SECRET', () => {
+    const err = configError({ JWT_SECRET: 'x'.repeat(31) });
+    expect(err.message).toMatch(/\bJWT_SECRET\b/);
+    expect(loadConfig({ JWT_SECRET: 'x'.repeat(32) }).JWT_SECRET).toBe('x'.repeat(32));
+  });
+
+  test('ADMIN_EMAIL without ADMIN_PASSWORD (and the reverse) names ADMIN_PASSWORD', () => {
+    expect(configError({ ADMIN_EMAIL: 'admin@example.com' }).message).toMatch(/\bADMIN_PASSWORD\b/);
+    expect(configError({ ADMIN_PASSWORD: 'long enough password' }).message).toMatch(/\bADMIN_EMAIL\b/);
+  });
+
+  test('an ADMIN_EMAIL that is not an e-mail names ADMIN_EMAIL', () => {
+    expect(configError({ ADMIN_EMAIL: 'nobody', ADMIN_PASSWORD: 'long enough password' }).message).toMatch(/\bADMIN_EMAIL\b/);
+  });
+
+  test('defaults: PORT 4000, DATA_DIR ./data, integer limits, a random secret outside production', () => {
+    const c = loadConfig({});
+    expect(c.PORT).toBe(4000);
+    expect(c.DATA_DIR).toBe('./data');
+    expect(c.NODE_ENV).toBe('development');
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.inMemory).toBe(false);
+    expect(c.DB_POOL_MAX).toBe(10);
+    expect(c.LOGIN_LIMIT_PER_LOGIN).toBe(5);
+    expect(c.LOGIN_LIMIT_PER_ADDRESS).toBe(30);
+    expect(c.LOGIN_LIMIT_WINDOW_SECONDS).toBe(900);
+    expect(c.SHUTDOWN_TIMEOUT_MS).toBe(10000);
+    expect(c.TRUST_PROXY).toBe(false);
+    expect(c.EXPOSE_SQL_STATEMENTS).toBe(false);
+    expect(c.GRAPHQL_INTROSPECTION).toBe(true);
+    expect(c.JWT_SECRET.length).toBeGreaterThanOrEqual(32);
+    expect(loadConfig({}).JWT_SECRET).not.toBe(c.JWT_SECRET);
+  });
+
+  test('integers are read from strings; empty values count as unset', () => {
+    const c = loadConfig({ PORT: '8080', DB_POOL_MAX: '3', LOGIN_LIMIT_PER_LOGIN: '7', DATA_DIR: '', TRUST_PROXY: '1', NODE_ENV: 'production', JWT_SECRET: SECRET });
+    expect(c.PORT).toBe(8080);
+    expect(c.DB_POOL_MAX).toBe(3);
+    expect(c.LOGIN_LIMIT_PER_LOGIN).toBe(7);
+    expect(c.DATA_DIR).toBe('./data');
+    expect(c.TRUST_PROXY).toBe(true);
+    expect(c.GRAPHQL_INTROSPECTION).toBe(false);
+    expect(configError({ DB_POOL_MAX: '2.5' }).message).toMatch(/\bDB_POOL_MAX\b/);
+    expect(configError({ LOGIN_LIMIT_PER_LOGIN: '0' }).message).toMatch(/\bLOGIN_LIMIT_PER_LOGIN\b/);
+  });
+
+  test('DATA_DIR :memory: keeps PGlite in memory', () => {
+    expect(loadConfig({ DATA_DIR: ':memory:' }).inMemory).toBe(true);
+  });
+});
+
+describe('first start', () => {
+  let existing: TestApp;
+  beforeAll(async () => {
+    existing = await startApp();
+  });
+  afterAll(() => existing.close());
+
+  test('ADMIN_EMAIL + ADMIN_PASSWORD create the administrator only when no user exists', async () => {
+    // On PostgreSQL the suite's database is shared: make sure it holds a user before the start.
+    await makeUser(existing);
+    const adminEmail = email('admin');
+    const adminPassword = 'first start password';
+    const app = await startApp({ ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword });
+    try {
+      const count = await app.service.orm.em.fork().count(User, { str_email: adminEmail });
+      const login = await app.call('POST', '/api/login', { body: { str_email: adminEmail, str_password: adminPassword } });
+      if (app.config.DATABASE_URL) {
+        // PostgreSQL: the database already had users, so no administrator is made.
+        expect(count).toBe(0);
+        expect(login.status).toBe(401);
+        expect(login.body).toEqual({ error: 'INVALID_CREDENTIALS', detail: expect.anything() });
+      } else {
+        // PGlite in memory: every start is a fresh database, so the administrator is made.
+        expect(count).toBe(1);
+        expect(login.status).toBe(200);
+        expect(login.body.data.user.str_email).toBe(adminEmail);
+        expect(login.body.data.user.bl_admin).toBe(true);
+        expect(await app.service.orm.em.fork().count(User, {})).toBe(1);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('PGlite on disk: a second start with other ADMIN_* values makes no second administrator', async () => {
+    if (existing.config.DATABASE_URL) return; // PostgreSQL: covered above.
+    const dir = mkdtempSync(join(tmpdir(), 'first-start-'));
+    try {
+      const first = { ADMIN_EMAIL: email('admin'), ADMIN_PASSWORD: 'first start password' };
+      const app1 = await startApp({ DATA_DIR: dir, ...first });
+      try {
+        expect(await app1.service.orm.em.fork().count(User, { str_email: first.ADMIN_EMAIL, bl_admin: true })).toBe(1);
+      } finally {
+        await app1.close();
+      }
+      const second = { ADMIN_EMAIL: email('admin'), ADMIN_PASSWORD: 'second start password' };
+      const app2 = await startApp({ DATA_DIR: dir, ...second });
+      try {
+        const em = app2.service.orm.em.fork();
+        expect(await em.count(User, { str_email: second.ADMIN_EMAIL })).toBe(0);
+        expect(await em.count(User, {})).toBe(1);
+        const login = await app2.call('POST', '/api/login', { body: { str_email: first.ADMIN_EMAIL, str_password: first.ADMIN_PASSWORD } });
+        expect(login.status).toBe(200);
+      } finally {
+        await app2.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
