@@ -1,7 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { DomainError, type ErrorCode } from '../src/shared/errors.js';
+import { DomainError, fromConstraintViolation, type ErrorCode } from '../src/shared/errors.js';
 
 export interface DescribedError {
   code: ErrorCode;
@@ -39,6 +39,8 @@ export function describeError(error: unknown, requestId: string): DescribedError
     const field = UNIQUE_FIELDS[(original as { constraint?: string }).constraint ?? ''];
     return { code: 'CONFLICT', detail: field ? { fields: { [field[0]]: [field[1]] } } : 'a unique value is already taken' };
   }
+  const constraint = fromConstraintViolation(original);
+  if (constraint) return { code: constraint.code, detail: constraint.detail };
   return { code: 'INTERNAL', detail: { request_id: requestId }, unexpected: original };
 }
 

@@ -1,5 +1,5 @@
 import { startApp, type TestApp } from './helpers/app.js';
-import { member } from './helpers/factories.js';
+import { cpf, email, member } from './helpers/factories.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -15,4 +15,14 @@ test('an owner signs in and reads itself over REST and GraphQL', async () => {
   expect(rest.body.data.organizations).toEqual([{ id: owner.org.id, str_name: owner.org.str_name, str_role: 'OWNER' }]);
   const gql = await app.graphql('{ whoami { id } }', {}, owner.access);
   expect(gql.body.data.whoami.id).toBe(owner.user.id);
+});
+
+test('a client-chosen id that already exists is a 422 CONFLICT, not a 500, and writes nothing', async () => {
+  const owner = await member(app);
+  const body = { id: owner.user.id, str_name: 'Copy', str_email: email('copy'), str_document: cpf() };
+  const res = await app.call('POST', '/api/users', { token: owner.access, body });
+  expect(res.status).toBe(422);
+  expect(res.body.error).toBe('CONFLICT');
+  const [{ n }] = await app.service.orm.em.fork().execute('select count(*)::int as n from "user" where str_email = ?', [body.str_email]);
+  expect(n).toBe(0);
 });

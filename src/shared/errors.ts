@@ -1,3 +1,11 @@
+import {
+  CheckConstraintViolationException,
+  ConstraintViolationException,
+  ForeignKeyConstraintViolationException,
+  NotNullConstraintViolationException,
+  UniqueConstraintViolationException,
+} from '@mikro-orm/core';
+
 /** The error codes of CONTRACT.md. The HTTP status of each lives in rest/errors.ts, nowhere else. */
 export const ERROR_CODES = [
   'BAD_REQUEST',
@@ -53,3 +61,16 @@ export class DomainError extends Error {
 }
 
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
+
+/**
+ * A constraint the database enforced after the core's own checks (a race between two writers, a
+ * client-chosen id that exists): still the contract's answer, never a 500.
+ */
+export function fromConstraintViolation(err: unknown): DomainError | null {
+  if (!(err instanceof ConstraintViolationException)) return null;
+  const constraint = /constraint "([^"]+)"/.exec(err.message)?.[1] ?? 'unknown';
+  if (err instanceof UniqueConstraintViolationException) return new DomainError('CONFLICT', { constraint, message: 'a unique value is already taken' });
+  if (err instanceof ForeignKeyConstraintViolationException) return new DomainError('RULE_VIOLATED', { rule: 'REFERENCE_EXISTS', constraint });
+  if (err instanceof NotNullConstraintViolationException || err instanceof CheckConstraintViolationException) return new DomainError('VALIDATION_FAILED', { constraint });
+  return null;
+}
