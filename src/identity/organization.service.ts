@@ -3,7 +3,8 @@ import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import { paged, toPage, type PageInput, type Paged } from '../shared/pagination.js';
-import { buildSearch, type SearchSpec } from '../shared/search.js';
+import { findVisible, searchVisible } from '../shared/scoped-query.js';
+import type { SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, normalizeDocument } from '../shared/validation.js';
 import type { Actor } from './actor.js';
 import { Membership, ROLES, type Role } from './membership.entity.js';
@@ -27,22 +28,13 @@ export const ORGANIZATION_SEARCH: SearchSpec = {
 
 export class OrganizationService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Organization> {
-    if (!isUuid(id)) throw DomainError.notFound('organization');
-    const scope = organizationPolicy.scope(actor);
-    const rows = await em.execute<{ id: string }[]>(`select o.id from organization o where o.id = ? and ${scope.sql}`, [id, ...scope.params]);
-    if (!rows.length) throw DomainError.notFound('organization');
-    return em.findOneOrFail(Organization, { id });
+    const org = isUuid(id) ? await findVisible(em, Organization, 'organization o', organizationPolicy.scope(actor), id) : null;
+    if (!org) throw DomainError.notFound('organization');
+    return org;
   }
 
-  async search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, pageInput: PageInput | null | undefined): Promise<Paged<Organization>> {
-    const page = toPage(pageInput);
-    const scope = organizationPolicy.scope(actor);
-    const q = buildSearch(ORGANIZATION_SEARCH, filters ?? {});
-    const where = `${scope.sql} and ${q.where}`;
-    const params = [...scope.params, ...q.params];
-    const count = await em.execute<{ n: number }[]>(`select count(*)::int as n from organization o where ${where}`, params);
-    const rows = await em.execute<Record<string, unknown>[]>(`select o.* from organization o where ${where} order by ${q.orderBy} limit ? offset ?`, [...params, page.size, page.offset]);
-    return paged(rows.map((r) => em.map(Organization, r)), count[0]!.n, page);
+  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Organization>> {
+    return searchVisible(em, Organization, 'organization o', organizationPolicy.scope(actor), ORGANIZATION_SEARCH, filters, page);
   }
 
   /** Any signed-in user may found an organization and becomes its owner; an administrator may name another owner. */

@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import { paged, toPage, type PageInput, type Paged } from '../shared/pagination.js';
-import { buildSearch, type SearchSpec } from '../shared/search.js';
+import type { PageInput, Paged } from '../shared/pagination.js';
+import { findVisible, searchVisible } from '../shared/scoped-query.js';
+import type { SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import type { Actor } from './actor.js';
 import type { AuthService } from './auth.service.js';
@@ -47,26 +48,13 @@ export class UserService {
   constructor(private readonly auth: AuthService) {}
 
   async get(em: EntityManager, actor: Actor, id: string): Promise<User> {
-    if (!isUuid(id)) throw DomainError.notFound('user');
-    const scope = userPolicy.scope(actor);
-    const rows = await em.execute<{ id: string }[]>(`select u.id from "user" u where u.id = ? and ${scope.sql}`, [id, ...scope.params]);
-    if (!rows.length) throw DomainError.notFound('user');
-    return em.findOneOrFail(User, { id });
+    const user = isUuid(id) ? await findVisible(em, User, '"user" u', userPolicy.scope(actor), id) : null;
+    if (!user) throw DomainError.notFound('user');
+    return user;
   }
 
-  async search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, pageInput: PageInput | null | undefined): Promise<Paged<User>> {
-    const page = toPage(pageInput);
-    const scope = userPolicy.scope(actor);
-    const q = buildSearch(USER_SEARCH, filters ?? {});
-    const where = `${scope.sql} and ${q.where}`;
-    const params = [...scope.params, ...q.params];
-    const [count, ids] = await Promise.all([
-      em.execute<{ n: number }[]>(`select count(*)::int as n from "user" u where ${where}`, params),
-      em.execute<{ id: string }[]>(`select u.id from "user" u where ${where} order by ${q.orderBy} limit ? offset ?`, [...params, page.size, page.offset]),
-    ]);
-    const users = ids.length ? await em.find(User, { id: { $in: ids.map((r) => r.id) } }) : [];
-    const byId = new Map(users.map((u) => [u.id, u]));
-    return paged(ids.map((r) => byId.get(r.id)!), count[0]!.n, page);
+  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<User>> {
+    return searchVisible(em, User, '"user" u', userPolicy.scope(actor), USER_SEARCH, filters, page);
   }
 
   async create(em: EntityManager, actor: Actor, input: UserCreateInput): Promise<User> {
