@@ -1,6 +1,5 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { DomainError, fromConstraintViolation, type ErrorCode } from '../src/shared/errors.js';
 
 export interface DescribedError {
@@ -34,23 +33,10 @@ export function describeError(error: unknown, requestId: string): DescribedError
     if (original.originalError) return describeError(original.originalError, requestId);
     return { code: 'BAD_REQUEST', detail: original.message };
   }
-  // A unique value taken by a concurrent request after the service's own check: the same CONFLICT that check gives.
-  if (original instanceof UniqueConstraintViolationException) {
-    const field = UNIQUE_FIELDS[(original as { constraint?: string }).constraint ?? ''];
-    return { code: 'CONFLICT', detail: field ? { fields: { [field[0]]: [field[1]] } } : 'a unique value is already taken' };
-  }
   const constraint = fromConstraintViolation(original);
   if (constraint) return { code: constraint.code, detail: constraint.detail };
   return { code: 'INTERNAL', detail: { request_id: requestId }, unexpected: original };
 }
-
-/** Unique indexes (src/db/migrations) and the input field each one guards. */
-const UNIQUE_FIELDS: Record<string, [string, string]> = {
-  user_email_unique: ['str_email', 'is already taken'],
-  user_document_unique: ['str_document', 'is already taken'],
-  organization_document_unique: ['str_document', 'is already taken'],
-  membership_user_org_unique: ['user_id', 'is already a member'],
-};
 
 /** Several errors of one request: input problems are merged into one field list, anything else wins alone. */
 export function describeErrors(errors: readonly unknown[], requestId: string): DescribedError {

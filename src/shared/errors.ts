@@ -68,9 +68,21 @@ export const isDomainError = (e: unknown): e is DomainError => e instanceof Doma
  */
 export function fromConstraintViolation(err: unknown): DomainError | null {
   if (!(err instanceof ConstraintViolationException)) return null;
-  const constraint = /constraint "([^"]+)"/.exec(err.message)?.[1] ?? 'unknown';
-  if (err instanceof UniqueConstraintViolationException) return new DomainError('CONFLICT', { constraint, message: 'a unique value is already taken' });
+  const constraint = (err as { constraint?: string }).constraint ?? /constraint "([^"]+)"/.exec(err.message)?.[1] ?? 'unknown';
+  if (err instanceof UniqueConstraintViolationException) {
+    // A value taken by a concurrent writer after the service's own check: the same CONFLICT that check gives.
+    const field = UNIQUE_FIELDS[constraint];
+    return new DomainError('CONFLICT', field ? { fields: { [field[0]]: [field[1]] } } : { constraint, message: 'a unique value is already taken' });
+  }
   if (err instanceof ForeignKeyConstraintViolationException) return new DomainError('RULE_VIOLATED', { rule: 'REFERENCE_EXISTS', constraint });
   if (err instanceof NotNullConstraintViolationException || err instanceof CheckConstraintViolationException) return new DomainError('VALIDATION_FAILED', { constraint });
   return null;
 }
+
+/** Unique indexes (src/db/migrations) and the input field each one guards; add a line with each new unique index. */
+const UNIQUE_FIELDS: Record<string, [string, string]> = {
+  user_email_unique: ['str_email', 'is already taken'],
+  user_document_unique: ['str_document', 'is already taken'],
+  organization_document_unique: ['str_document', 'is already taken'],
+  membership_user_org_unique: ['user_id', 'is already a member'],
+};
