@@ -6,13 +6,16 @@ import { MembershipFieldsResolver } from './identity/organization.type.js';
 import { OrganizationResolver } from './identity/organization.resolver.js';
 import { UserFieldsResolver } from './identity/user.type.js';
 import { UserResolver } from './identity/user.resolver.js';
+import { CountyResolver } from './places/county.resolver.js';
+import { VehicleResolver } from './transit/vehicle.resolver.js';
+import { VehicleFieldsResolver } from './transit/vehicle.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
 /** The one schema both doors execute against. */
 export function getSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [AuthResolver, UserResolver, UserFieldsResolver, OrganizationResolver, MembershipFieldsResolver],
+    resolvers: [AuthResolver, UserResolver, UserFieldsResolver, OrganizationResolver, MembershipFieldsResolver, CountyResolver, VehicleResolver, VehicleFieldsResolver],
     validate: false,
   });
   return built;

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createCore } from './core.js';
 import { migrate, openOrm } from './db/orm.js';
 import { hashPassword } from './identity/passwords.js';
+import { CountyImportError, importCountyFiles } from './places/county.import.js';
 import { verifyChain } from './shared/events.js';
 import { createLogger } from './shared/logger.js';
 import { printSchemaSdl } from '../graphql/sdl.js';
@@ -13,7 +14,9 @@ const usage = `usage:
   cli admin:create <email> <password> [name]   create a platform administrator
   cli events:verify                             check the event log's hash chain
   cli schema:emit [file]                        write the GraphQL SDL (default graphql/schema.graphql)
-  cli migrate                                   apply pending migrations`;
+  cli migrate                                   apply pending migrations
+  cli counties:import <municipios.csv> <estados.csv> | <municipios.json>
+                                                upsert the IBGE municipality list (idempotent)`;
 
 async function main(): Promise<number> {
   if (command === 'schema:emit') {
@@ -42,6 +45,17 @@ async function main(): Promise<number> {
         if (report.ok) console.log(`event chain intact: ${report.checked} events`);
         else console.log(`event chain BROKEN at seq ${report.broken!.seq} (event ${report.broken!.id}): ${report.broken!.reason}; ${report.checked} events before it hold`);
         return report.ok ? 0 : 2;
+      }
+      case 'counties:import': {
+        try {
+          const r = await importCountyFiles(em, args);
+          console.log(`counties: ${r.read} read, ${r.inserted} inserted, ${r.updated} updated, ${r.unchanged} unchanged`);
+          return 0;
+        } catch (err) {
+          if (!(err instanceof CountyImportError)) throw err;
+          console.error(err.message);
+          return 65;
+        }
       }
     }
     console.error(usage);

@@ -6,12 +6,16 @@ import { Tokens } from './identity/tokens.js';
 import { UserService } from './identity/user.service.js';
 import type { Logger } from './shared/logger.js';
 import { Mailer } from './shared/mailer.js';
+import { CountyService } from './places/county.service.js';
+import { VehicleService } from './transit/vehicle.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
   auth: AuthService;
   users: UserService;
   organizations: OrganizationService;
+  counties: CountyService;
+  vehicles: VehicleService;
 }
 
 export function createCore(config: Config, log: Logger): Core {
@@ -19,5 +23,5 @@ export function createCore(config: Config, log: Logger): Core {
   const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS });
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
-  return { auth, users: new UserService(auth), organizations: new OrganizationService() };
+  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), vehicles: new VehicleService() };
 }

@@ -5,6 +5,7 @@ import { isUuid } from '../shared/ids.js';
 import type { PageInput, Paged } from '../shared/pagination.js';
 import { findVisible, searchVisible } from '../shared/scoped-query.js';
 import type { SearchSpec } from '../shared/search.js';
+import { County } from '../places/county.entity.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import type { Actor } from './actor.js';
 import type { AuthService } from './auth.service.js';
@@ -158,6 +159,7 @@ export class UserService {
       if (email !== undefined && email !== user.str_email) await this.assertUnique(tx, email, '', user.id);
       if (document !== undefined && document !== user.str_document) await this.assertUnique(tx, '', document, user.id);
       if (orgId && (await tx.count(Membership, { user_id: user.id, organization_id: orgId })) === 0) throw DomainError.field('organization_id', 'the user is not a member of this organization');
+      if (input.county_id && input.county_id !== user.county_id && (await tx.count(County, { id: input.county_id })) === 0) throw DomainError.field('county_id', 'no such county');
       if (input.str_name) set('str_name', input.str_name.trim());
       if (email !== undefined) set('str_email', email);
       if (document !== undefined) set('str_document', document);

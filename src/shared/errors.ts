@@ -85,4 +85,7 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   user_document_unique: ['str_document', 'is already taken'],
   organization_document_unique: ['str_document', 'is already taken'],
   membership_user_org_unique: ['user_id', 'is already a member'],
+  vehicle_pkey: ['id', 'is already taken'],
+  vehicle_license_plate_unique: ['str_license_plate', 'is already taken'],
+  vehicle_renavam_unique: ['str_renavam_number', 'is already taken'],
 };
