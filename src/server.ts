@@ -20,6 +20,7 @@ import { migrate, openOrm, type Orm } from './db/orm.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import type { Actor } from './identity/actor.js';
 import { DomainError } from './shared/errors.js';
+import { callerOf, checkKey, idempotent } from './shared/idempotency.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { requestScope } from './shared/request-scope.js';
@@ -85,16 +86,19 @@ export async function createService(config: Config, log: Logger = createLogger(c
   });
 
   // Every error leaves in the contract's shape; nothing unexpected shows a stack or SQL.
+  const answerError = (ctx: Koa.Context, err: unknown) => {
+    const requestId = requestScope.getStore()?.requestId ?? 'unknown';
+    const e = toDomainError(err, requestId);
+    if (e.code === 'INTERNAL') log.error({ err, requestId }, 'unexpected error');
+    ctx.status = STATUS_OF[e.code];
+    if (e.retryAfter) ctx.set('Retry-After', String(e.retryAfter));
+    ctx.body = { error: e.code, detail: e.detail };
+  };
   app.use(async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      const requestId = requestScope.getStore()?.requestId ?? 'unknown';
-      const e = toDomainError(err, requestId);
-      if (e.code === 'INTERNAL') log.error({ err, requestId }, 'unexpected error');
-      ctx.status = STATUS_OF[e.code];
-      if (e.retryAfter) ctx.set('Retry-After', String(e.retryAfter));
-      ctx.body = { error: e.code, detail: e.detail };
+      answerError(ctx, err);
     }
   });
 
@@ -151,6 +155,27 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // The integration calls next() after answering; nothing after Apollo should run.
   graphqlRouter.all('/graphql', (ctx) => graphqlHandler(ctx, async () => undefined));
   app.use(graphqlRouter.routes());
+
+  // Idempotency-Key on REST POSTs (GraphQL is not covered): runs the rest of the chain at most once per caller and key.
+  app.use(async (ctx, next) => {
+    const header = ctx.headers['idempotency-key'];
+    if (ctx.method !== 'POST' || !ctx.path.startsWith('/api/') || header === undefined) return next();
+    const key = checkKey(Array.isArray(header) ? header.join(', ') : header);
+    const gql = ctx.state.gql as { actor: Actor | null; address: string };
+    const request = { caller: callerOf(gql.actor?.userId, gql.address), key, method: ctx.method, path: ctx.path, body: (ctx.request as { body?: unknown }).body ?? null };
+    const { response, replayed } = await idempotent(orm.em.fork(), request, async () => {
+      try {
+        await next();
+      } catch (err) {
+        answerError(ctx, err);
+      }
+      return { status: ctx.status, body: ctx.body ?? null };
+    });
+    if (!replayed) return;
+    ctx.status = response.status;
+    if (response.body !== null) ctx.body = response.body;
+    ctx.set('Idempotent-Replayed', 'true');
+  });
 
   const rest = buildRestRouter(schema, log);
   app.use(rest.routes());

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError } from './errors.js';
+
+/**
+ * `Idempotency-Key` on REST POSTs (CONTRACT.md "Offline-first writes"). A key belongs to one caller
+ * (user id, or client address when unauthenticated); the first request claims it with a pending
+ * row, runs, and stores its status and JSON body unless the status says "try again" (5xx, 429).
+ * A repeat with the same method, path and body gets the stored response back without running; any
+ * other use of the key, or a repeat while the first still runs, is a 422 CONFLICT. Keys live 24 h.
+ *
+ * Statements per keyed POST, whatever the route: 2 besides the route's own. The claim (insert, or
+ * overwrite an expired row) and then either the store/release of the response, or, when the key was
+ * taken, one read of the stored row.
+ */
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const KEY = /^[\x20-\x7e]{1,255}$/;
+const TTL = `interval '24 hours'`;
+
+export interface IdempotentRequest {
+  caller: string;
+  key: string;
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+export interface StoredResponse {
+  status: number;
+  /** The JSON body, or null for none. */
+  body: unknown;
+}
+
+export function callerOf(userId: string | null | undefined, address: string): string {
+  return userId ? `user:${userId}` : `address:${address}`;
+}
+
+/** 1..255 printable ASCII characters; anything else is a 400 naming the header. */
+export function checkKey(key: string): string {
+  if (!KEY.test(key)) throw new DomainError('BAD_REQUEST', `${IDEMPOTENCY_HEADER} must be 1 to 255 printable characters`);
+  return key;
+}
+
+/** JSON with object keys sorted at every level, so the same body hashes the same whatever its key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export const bodyHash = (body: unknown): string => createHash('sha256').update(canonicalJson(body)).digest('hex');
+
+/** Whether a response is kept for replay: a 5xx or 429 is not, so a retry runs again. */
+export const isStorable = (status: number): boolean => status < 500 && status !== 429;
+
+const conflict = (message: string) => new DomainError('CONFLICT', { fields: { [IDEMPOTENCY_HEADER]: [message] } });
+
+interface Row {
+  str_method: string;
+  str_path: string;
+  str_body_hash: string;
+  num_status: number | null;
+  str_response: string | null;
+}
+
+/**
+ * Runs `run` once per caller and key. `run` answers the request and returns its response; when it
+ * throws, the claim is released and the error goes on. Returns the response and whether it is a replay.
+ */
+export async function idempotent(em: EntityManager, req: IdempotentRequest, run: () => Promise<StoredResponse>): Promise<{ response: StoredResponse; replayed: boolean }> {
+  const hash = bodyHash(req.body);
+  // A concurrent claim of the same key waits on the row lock, then sees it taken: only one runs.
+  const claimed = await em.execute<{ claimed: boolean }[]>(
+    `insert into idempotency_key (str_caller, str_key, str_method, str_path, str_body_hash) values (?, ?, ?, ?, ?)
+     on conflict (str_caller, str_key) do update
+       set str_method = excluded.str_method, str_path = excluded.str_path, str_body_hash = excluded.str_body_hash,
+           num_status = null, str_response = null, ts_created_at = now()
+       where idempotency_key.ts_created_at < now() - ${TTL}
+     returning true as claimed`,
+    [req.caller, req.key, req.method, req.path, hash],
+  );
+  if (claimed.length) {
+    let response: StoredResponse | null = null;
+    try {
+      response = await run();
+    } finally {
+      if (response && isStorable(response.status)) {
+        await em.execute('update idempotency_key set num_status = ?, str_response = ? where str_caller = ? and str_key = ? and num_status is null', [
+          response.status,
+          response.body == null ? null : JSON.stringify(response.body),
+          req.caller,
+          req.key,
+        ]);
+      } else {
+        await em.execute('delete from idempotency_key where str_caller = ? and str_key = ? and num_status is null', [req.caller, req.key]);
+      }
+    }
+    return { response, replayed: false };
+  }
+
+  const [row] = await em.execute<Row[]>(
+    `select str_method, str_path, str_body_hash, num_status, str_response from idempotency_key
+     where str_caller = ? and str_key = ? and ts_created_at >= now() - ${TTL}`,
+    [req.caller, req.key],
+  );
+  // No row: the first request failed and released its claim (or it expired) between our two statements.
+  if (!row) throw conflict('a request with this key is still in progress; retry');
+  if (row.str_method !== req.method || row.str_path !== req.path || row.str_body_hash !== hash) throw conflict('was used with another request');
+  if (row.num_status === null) throw conflict('a request with this key is still in progress; retry');
+  return { response: { status: Number(row.num_status), body: row.str_response === null ? null : JSON.parse(row.str_response) }, replayed: true };
+}
