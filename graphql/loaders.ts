@@ -1,6 +1,9 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { User } from '../src/identity/user.entity.js';
+import { ControlUnit } from '../src/places/control-unit.entity.js';
+import { County } from '../src/places/county.entity.js';
+import { Establishment } from '../src/places/establishment.entity.js';
 
 export interface OrganizationRef {
   id: string;
@@ -29,6 +32,27 @@ export function createLoaders(em: EntityManager) {
         byUser.set(r.user_id, list);
       }
       return userIds.map((id) => byUser.get(id) ?? []);
+    }),
+    countyById: new DataLoader<string, County | null>(async (ids) => {
+      const rows = await em.find(County, { id: { $in: [...ids] } });
+      const byId = new Map(rows.map((c) => [c.id, c]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    /** Reached from a record the caller already sees (a control unit's own establishment), so not scoped again. */
+    establishmentById: new DataLoader<string, Establishment | null>(async (ids) => {
+      const rows = await em.find(Establishment, { id: { $in: [...ids] } });
+      const byId = new Map(rows.map((e) => [e.id, e]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    controlUnitsOfEstablishment: new DataLoader<string, ControlUnit[]>(async (establishmentIds) => {
+      const rows = await em.find(ControlUnit, { establishment_id: { $in: [...establishmentIds] } }, { orderBy: { str_code: 'asc', id: 'asc' } });
+      const byEstablishment = new Map<string, ControlUnit[]>();
+      for (const u of rows) {
+        const list = byEstablishment.get(u.establishment_id) ?? [];
+        list.push(u);
+        byEstablishment.set(u.establishment_id, list);
+      }
+      return establishmentIds.map((id) => byEstablishment.get(id) ?? []);
     }),
   };
 }

@@ -7,6 +7,14 @@ import { OrganizationResolver } from './identity/organization.resolver.js';
 import { UserFieldsResolver } from './identity/user.type.js';
 import { UserResolver } from './identity/user.resolver.js';
 import { CountyResolver } from './places/county.resolver.js';
+import { ControlUnitResolver, EstablishmentResolver } from './places/establishment.resolver.js';
+import {
+  ControlUnitFieldsResolver,
+  EstablishmentFieldsResolver,
+  EstablishmentSharedFieldsResolver,
+  EstablishmentUnrestrictedFieldsResolver,
+  EstablishmentUnrestrictedSharedFieldsResolver,
+} from './places/establishment.type.js';
 import { VehicleResolver } from './transit/vehicle.resolver.js';
 import { VehicleFieldsResolver } from './transit/vehicle.type.js';
 
@@ -15,7 +23,15 @@ let built: Promise<GraphQLSchema> | null = null;
 /** The one schema both doors execute against. */
 export function getSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [AuthResolver, UserResolver, UserFieldsResolver, OrganizationResolver, MembershipFieldsResolver, CountyResolver, VehicleResolver, VehicleFieldsResolver],
+    resolvers: [AuthResolver, UserResolver, UserFieldsResolver, OrganizationResolver, MembershipFieldsResolver, CountyResolver,
+      EstablishmentResolver,
+      EstablishmentFieldsResolver,
+      EstablishmentSharedFieldsResolver,
+      EstablishmentUnrestrictedFieldsResolver,
+      EstablishmentUnrestrictedSharedFieldsResolver,
+      ControlUnitResolver,
+      ControlUnitFieldsResolver,
+      VehicleResolver, VehicleFieldsResolver],
     validate: false,
   });
   return built;

@@ -9,14 +9,14 @@ import { isUuid } from '../src/shared/ids.js';
 import type { Logger } from '../src/shared/logger.js';
 import { authRoutes } from './auth.routes.js';
 import { organizationRoutes, userRoutes } from './identity.routes.js';
-import { countyRoutes } from './places.routes.js';
+import { controlUnitRoutes, countyRoutes, establishmentRoutes } from './places.routes.js';
 import { vehicleRoutes } from './transit.routes.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 
 /** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
-export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...vehicleRoutes];
+export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

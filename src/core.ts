@@ -7,6 +7,8 @@ import { UserService } from './identity/user.service.js';
 import type { Logger } from './shared/logger.js';
 import { Mailer } from './shared/mailer.js';
 import { CountyService } from './places/county.service.js';
+import { ControlUnitService } from './places/control-unit.service.js';
+import { EstablishmentService } from './places/establishment.service.js';
 import { VehicleService } from './transit/vehicle.service.js';
 
 /** The domain core: every service, built once per process from the config. */
@@ -15,6 +17,8 @@ export interface Core {
   users: UserService;
   organizations: OrganizationService;
   counties: CountyService;
+  establishments: EstablishmentService;
+  controlUnits: ControlUnitService;
   vehicles: VehicleService;
 }
 
@@ -23,5 +27,5 @@ export function createCore(config: Config, log: Logger): Core {
   const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS });
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
-  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), vehicles: new VehicleService() };
+  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService() };
 }

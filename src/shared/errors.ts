@@ -88,4 +88,7 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   vehicle_pkey: ['id', 'is already taken'],
   vehicle_license_plate_unique: ['str_license_plate', 'is already taken'],
   vehicle_renavam_unique: ['str_renavam_number', 'is already taken'],
+  establishment_pkey: ['id', 'is already taken'],
+  control_unit_pkey: ['id', 'is already taken'],
+  control_unit_code_unique: ['str_code', 'is already taken'],
 };

@@ -1,6 +1,7 @@
 import { Migration0001Identity } from './Migration0001Identity.js';
 import { Migration0002Counties } from './Migration0002Counties.js';
 import { Migration0003Vehicles } from './Migration0003Vehicles.js';
+import { Migration0004Places } from './Migration0004Places.js';
 import { Migration0005IdempotencyKeys } from './Migration0005IdempotencyKeys.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
@@ -8,5 +9,6 @@ export const migrationsList = [
   { name: 'Migration0001Identity', class: Migration0001Identity },
   { name: 'Migration0002Counties', class: Migration0002Counties },
   { name: 'Migration0003Vehicles', class: Migration0003Vehicles },
+  { name: 'Migration0004Places', class: Migration0004Places },
   { name: 'Migration0005IdempotencyKeys', class: Migration0005IdempotencyKeys },
 ];
