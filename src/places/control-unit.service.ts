@@ -13,7 +13,7 @@ import { ControlUnit } from './control-unit.entity.js';
 import { Establishment } from './establishment.entity.js';
 import { controlUnitPolicy, establishmentPolicy } from './establishment.policy.js';
 import { CONTROL_UNIT_TYPES, PREDOMINANT_PHASES, PREDOMINANT_SYSTEMS, oneOf } from './establishment.rules.js';
-import { bodyHash, replayCreate } from './replay.js';
+import { bodyHash, replayCreate } from '../shared/replay.js';
 
 export interface ControlUnitInput {
   id?: string | null;

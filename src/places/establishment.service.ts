@@ -29,7 +29,7 @@ import {
   type EstablishmentType,
   type SocioenvironmentalStatus,
 } from './establishment.rules.js';
-import { bodyHash, replayCreate } from './replay.js';
+import { bodyHash, replayCreate } from '../shared/replay.js';
 
 export interface ResponsibleUserInput {
   str_document?: string | null;

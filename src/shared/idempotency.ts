@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from './errors.js';
+import { bodyHash } from './replay.js';
 
 /**
  * `Idempotency-Key` on REST POSTs (CONTRACT.md "Offline-first writes"). A key belongs to one caller
@@ -41,20 +41,6 @@ export function checkKey(key: string): string {
   if (!KEY.test(key)) throw new DomainError('BAD_REQUEST', `${IDEMPOTENCY_HEADER} must be 1 to 255 printable characters`);
   return key;
 }
-
-/** JSON with object keys sorted at every level, so the same body hashes the same whatever its key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
-
-export const bodyHash = (body: unknown): string => createHash('sha256').update(canonicalJson(body)).digest('hex');
 
 /** Whether a response is kept for replay: a 5xx or 429 is not, so a retry runs again. */
 export const isStorable = (status: number): boolean => status < 500 && status !== 429;

@@ -6,6 +6,7 @@ import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import type { PageInput, Paged } from '../shared/pagination.js';
+import { bodyHash, replayCreate } from '../shared/replay.js';
 import { findVisible, searchVisible } from '../shared/scoped-query.js';
 import type { SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
@@ -97,9 +98,11 @@ export class VehicleService {
     const fields = this.normalize(check, input);
     check.throwIfAny();
     const created = { organization_id: organizationId, ...Object.fromEntries(FIELDS.map((f) => [f, fields[f] ?? null])) } as Record<string, unknown>;
+    // Hashed after normalization (trimmed, plates in the Mercosul form, absent as null): the same vehicle written either way replays.
+    const hash = bodyHash(payloadOf(created));
     return em.transactional(async (tx) => {
       if (input.id) {
-        const replayed = await this.replay(tx, input.id, created);
+        const replayed = await replayCreate(tx, Vehicle, 'vehicle', 'Vehicle', 'VEHICLE_CREATED', input.id, hash, (r) => r.organization_id === organizationId);
         if (replayed) return replayed;
       }
       await this.checkOwner(tx, actor, fields.owner_id);
@@ -107,7 +110,7 @@ export class VehicleService {
       const vehicle = tx.create(Vehicle, { ...(input.id ? { id: input.id } : {}), ...(created as Partial<Vehicle>), organization_id: organizationId, str_license_plate: fields.str_license_plate! });
       tx.persist(vehicle);
       await tx.flush();
-      await appendEvent(tx, { type: 'VEHICLE_CREATED', recordType: 'Vehicle', recordId: vehicle.id, actorId: actor.userId, payload: payloadOf(created) });
+      await appendEvent(tx, { type: 'VEHICLE_CREATED', recordType: 'Vehicle', recordId: vehicle.id, actorId: actor.userId, payload: { ...payloadOf(created), body_hash: hash } });
       return vehicle;
     });
   }
@@ -168,20 +171,6 @@ export class VehicleService {
     return out;
   }
 
-  /** The stored vehicle when this is a replay of its create; CONFLICT when the id is taken otherwise; null when the id is new. */
-  private async replay(tx: EntityManager, id: string, created: Record<string, unknown>): Promise<Vehicle | null> {
-    const existing = await tx.findOne(Vehicle, { id });
-    const events = await tx.execute<{ str_type: string; str_payload: string }[]>(
-      `select str_type, str_payload from event where str_record_type = 'Vehicle' and record_id = ? and str_type in ('VEHICLE_CREATED', 'VEHICLE_DELETED') order by seq`,
-      [id],
-    );
-    if (!existing && !events.length) return null;
-    const original = events.find((e) => e.str_type === 'VEHICLE_CREATED');
-    const sameBody = existing && original && JSON.stringify(payloadOf(created)) === JSON.stringify(JSON.parse(original.str_payload));
-    if (sameBody) return existing;
-    throw DomainError.conflict('id', existing ? 'is already taken by a vehicle created with another body' : 'belonged to a vehicle that was deleted');
-  }
-
   private async checkOwner(tx: EntityManager, actor: Actor, ownerId: string | null | undefined): Promise<void> {
     if (!ownerId) return;
     if (!(await findVisible(tx, User, '"user" u', userPolicy.scope(actor), ownerId))) throw DomainError.field('owner_id', 'no such user');
@@ -194,7 +183,7 @@ export class VehicleService {
   }
 }
 
-/** What a create is compared on when replayed: every field, in a fixed order, dates as ISO strings. */
+/** The created event's fields, and what a create is hashed on when replayed: every field, in a fixed order, absent as null, dates as ISO strings. */
 function payloadOf(created: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(['organization_id', ...FIELDS].map((f) => [f, created[f] instanceof Date ? (created[f] as Date).toISOString() : (created[f] ?? null)]));
 }

@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityName } from '@mikro-orm/core';
+import { DomainError } from './errors.js';
+
+/** Keys sorted at every level, undefined dropped, dates as ISO strings: two bodies that mean the same hash the same. */
+export function stable(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(stable);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+        .sort()
+        .map((k) => [k, stable((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/**
+ * What a repeated write is compared on (CONTRACT.md, offline-first): the sha256 of the body's
+ * stable JSON. Used by client-id replays and by `Idempotency-Key`; undefined hashes as null.
+ */
+export const bodyHash = (body: unknown): string => createHash('sha256').update(JSON.stringify(stable(body)) ?? 'null').digest('hex');
+
+/**
+ * The stored record when this create is a replay of an earlier one (same client id, same body,
+ * same owner); CONFLICT when the id is taken otherwise; null when the id is new. The created
+ * event's payload carries `body_hash`.
+ */
+export async function replayCreate<T extends object>(
+  tx: EntityManager,
+  entity: EntityName<T>,
+  table: string,
+  recordType: string,
+  createdEvent: string,
+  id: string,
+  hash: string,
+  sameOwner: (row: Record<string, unknown>) => boolean,
+): Promise<T | null> {
+  const rows = await tx.execute<Record<string, unknown>[]>(`select * from ${table} where id = ?`, [id]);
+  const events = await tx.execute<{ str_payload: string }[]>(`select str_payload from event where str_record_type = ? and record_id = ? and str_type = ? order by seq limit 1`, [recordType, id, createdEvent]);
+  if (!rows.length && !events.length) return null;
+  const original = events[0] ? (JSON.parse(events[0].str_payload) as { body_hash?: string }) : null;
+  if (rows[0] && original?.body_hash === hash && sameOwner(rows[0])) return tx.map(entity, rows[0] as never);
+  throw DomainError.conflict('id', rows.length ? 'is already taken by a record created with another body' : 'belonged to a record that was removed');
+}
