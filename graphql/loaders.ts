@@ -44,6 +44,12 @@ export function createLoaders(em: EntityManager) {
       const byId = new Map(rows.map((e) => [e.id, e]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
+    /** Reached from a record the caller already sees (a GTA's origin and destination units), so not scoped again. */
+    controlUnitById: new DataLoader<string, ControlUnit | null>(async (ids) => {
+      const rows = await em.find(ControlUnit, { id: { $in: [...ids] } });
+      const byId = new Map(rows.map((u) => [u.id, u]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
     controlUnitsOfEstablishment: new DataLoader<string, ControlUnit[]>(async (establishmentIds) => {
       const rows = await em.find(ControlUnit, { establishment_id: { $in: [...establishmentIds] } }, { orderBy: { str_code: 'asc', id: 'asc' } });
       const byEstablishment = new Map<string, ControlUnit[]>();

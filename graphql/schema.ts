@@ -16,7 +16,13 @@ import {
   EstablishmentUnrestrictedSharedFieldsResolver,
 } from './places/establishment.type.js';
 import { VehicleResolver } from './transit/vehicle.resolver.js';
+import { GtaResolver, IntegrationResolver } from './movements/gta.resolver.js';
+import { GtaFieldsResolver } from './movements/gta.type.js';
 import { VehicleFieldsResolver } from './transit/vehicle.type.js';
+import { InviteResolver } from './access/invite.resolver.js';
+import { InviteFieldsResolver } from './access/invite.type.js';
+import { InviteRequestResolver } from './access/invite-request.resolver.js';
+import { InviteRequestFieldsResolver } from './access/invite-request.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -31,7 +37,14 @@ export function getSchema(): Promise<GraphQLSchema> {
       EstablishmentUnrestrictedSharedFieldsResolver,
       ControlUnitResolver,
       ControlUnitFieldsResolver,
-      VehicleResolver, VehicleFieldsResolver],
+      VehicleResolver, VehicleFieldsResolver,
+      GtaResolver,
+      GtaFieldsResolver,
+      IntegrationResolver,
+      InviteResolver,
+      InviteFieldsResolver,
+      InviteRequestResolver,
+      InviteRequestFieldsResolver],
     validate: false,
   });
   return built;

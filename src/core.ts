@@ -10,6 +10,10 @@ import { CountyService } from './places/county.service.js';
 import { ControlUnitService } from './places/control-unit.service.js';
 import { EstablishmentService } from './places/establishment.service.js';
 import { VehicleService } from './transit/vehicle.service.js';
+import { GtaService } from './movements/gta.service.js';
+import { IntegrationService } from './movements/integration.service.js';
+import { InviteService } from './access/invite.service.js';
+import { InviteRequestService } from './access/invite-request.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -20,6 +24,10 @@ export interface Core {
   establishments: EstablishmentService;
   controlUnits: ControlUnitService;
   vehicles: VehicleService;
+  gtas: GtaService;
+  integration: IntegrationService;
+  invites: InviteService;
+  inviteRequests: InviteRequestService;
 }
 
 export function createCore(config: Config, log: Logger): Core {
@@ -27,5 +35,6 @@ export function createCore(config: Config, log: Logger): Core {
   const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS });
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
-  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService() };
+  const gtas = new GtaService();
+  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService() };
 }

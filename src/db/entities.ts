@@ -7,5 +7,8 @@ import { ControlUnit } from '../places/control-unit.entity.js';
 import { Establishment } from '../places/establishment.entity.js';
 import { SentMessage } from '../shared/sent-message.entity.js';
 import { Vehicle } from '../transit/vehicle.entity.js';
+import { Invite } from '../access/invite.entity.js';
+import { InviteRequest } from '../access/invite-request.entity.js';
+import { Gta } from '../movements/gta.entity.js';
 
-export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit];
+export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest];

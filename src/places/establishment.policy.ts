@@ -2,9 +2,26 @@ import type { Actor } from '../identity/actor.js';
 import { MANAGING_ROLES } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import type { Scope } from '../shared/scoped-query.js';
+import { ACTIVE_INVITE_SQL } from '../access/invite.rules.js';
 
 /** Users who see every establishment of their county's federative unit, read-only (DOMAIN.md). */
 const UF_READERS = ['AUTHORITY', 'INTEGRATION'];
+
+/** What the caller sees through its organization, its federative unit or as administrator (SQL on alias "e"). */
+function ownScope(actor: Actor): Scope {
+  if (actor.isAdmin) return { sql: 'true', params: [] };
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (actor.organizationId) {
+    parts.push('e.organization_id = ?');
+    params.push(actor.organizationId);
+  }
+  if (UF_READERS.includes(actor.userType) && actor.countyId) {
+    parts.push('exists (select 1 from county ec join county ac on ac.str_federative_unit = ec.str_federative_unit where ec.id = e.county_id and ac.id = ?)');
+    params.push(actor.countyId);
+  }
+  return parts.length ? { sql: `(${parts.join(' or ')})`, params } : { sql: 'false', params: [] };
+}
 
 /**
  * Establishments belong to an organization: visible to callers with it active, to authorities and
@@ -15,18 +32,11 @@ const UF_READERS = ['AUTHORITY', 'INTEGRATION'];
 export const establishmentPolicy = {
   /** SQL condition on alias "e". */
   scope(actor: Actor): Scope {
-    if (actor.isAdmin) return { sql: 'true', params: [] };
-    const parts: string[] = [];
-    const params: unknown[] = [];
-    if (actor.organizationId) {
-      parts.push('e.organization_id = ?');
-      params.push(actor.organizationId);
-    }
-    if (UF_READERS.includes(actor.userType) && actor.countyId) {
-      parts.push('exists (select 1 from county ec join county ac on ac.str_federative_unit = ec.str_federative_unit where ec.id = e.county_id and ac.id = ?)');
-      params.push(actor.countyId);
-    }
-    return parts.length ? { sql: `(${parts.join(' or ')})`, params } : { sql: 'false', params: [] };
+    const own = ownScope(actor);
+    if (own.sql === 'true') return own;
+    // An accepted invite lets the invitee read its unit's establishment (DOMAIN.md, "Access between organizations").
+    const invited = `exists (select 1 from invite iv join control_unit icu on icu.id = iv.control_unit_id where icu.establishment_id = e.id and ${ACTIVE_INVITE_SQL})`;
+    return own.sql === 'false' ? { sql: invited, params: [actor.userId] } : { sql: `(${own.sql} or ${invited})`, params: [...own.params, actor.userId] };
   },
 
   /** Unrestricted search: every signed-in caller reads the public part of every establishment. */
@@ -63,8 +73,11 @@ export const establishmentPolicy = {
 /** Control units are seen and changed through their establishment. SQL condition on alias "cu". */
 export const controlUnitPolicy = {
   scope(actor: Actor): Scope {
-    const e = establishmentPolicy.scope(actor);
+    const e = ownScope(actor);
     if (e.sql === 'true') return e;
-    return { sql: `exists (select 1 from establishment e where e.id = cu.establishment_id and ${e.sql})`, params: e.params };
+    // An accepted invite lets the invitee read that one unit, not its siblings.
+    const invited = `exists (select 1 from invite iv where iv.control_unit_id = cu.id and ${ACTIVE_INVITE_SQL})`;
+    if (e.sql === 'false') return { sql: invited, params: [actor.userId] };
+    return { sql: `(exists (select 1 from establishment e where e.id = cu.establishment_id and ${e.sql}) or ${invited})`, params: [...e.params, actor.userId] };
   },
 };

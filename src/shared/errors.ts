@@ -91,4 +91,8 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   establishment_pkey: ['id', 'is already taken'],
   control_unit_pkey: ['id', 'is already taken'],
   control_unit_code_unique: ['str_code', 'is already taken'],
+  invite_pkey: ['id', 'is already taken'],
+  invite_request_pkey: ['id', 'is already taken'],
+  gta_pkey: ['id', 'is already taken'],
+  gta_uf_series_code_unique: ['str_code', 'a GTA with this UF, series and number already exists'],
 };

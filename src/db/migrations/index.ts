@@ -3,6 +3,8 @@ import { Migration0002Counties } from './Migration0002Counties.js';
 import { Migration0003Vehicles } from './Migration0003Vehicles.js';
 import { Migration0004Places } from './Migration0004Places.js';
 import { Migration0005IdempotencyKeys } from './Migration0005IdempotencyKeys.js';
+import { Migration0006Invites } from './Migration0006Invites.js';
+import { Migration0007Gtas } from './Migration0007Gtas.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -11,4 +13,6 @@ export const migrationsList = [
   { name: 'Migration0003Vehicles', class: Migration0003Vehicles },
   { name: 'Migration0004Places', class: Migration0004Places },
   { name: 'Migration0005IdempotencyKeys', class: Migration0005IdempotencyKeys },
+  { name: 'Migration0006Invites', class: Migration0006Invites },
+  { name: 'Migration0007Gtas', class: Migration0007Gtas },
 ];

@@ -1,0 +1,181 @@
+/**
+ * The public establishments index (GET /api/v1/establishments, Establishment Partial Data with its
+ * control units) on a data set it generates: one organization, a few counties, 10,000 establishments
+ * with 2 control units each, made set-based (INSERT ... SELECT from generate_series). Prints the time
+ * to generate, the SQL statements per request for pages of 1, 50 and 500, and autocannon figures
+ * (median, p99, req/s) for pages of 50. On in-memory PGlite, and, when DATABASE_URL is set, on a
+ * scratch database `bench_establishments` on that PostgreSQL (created through the admin connection,
+ * dropped afterwards). Run: npm run bench:establishments
+ */
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
+import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
+import { loadConfig } from '../src/config.js';
+import { openOrm } from '../src/db/orm.js';
+import { Membership } from '../src/identity/membership.entity.js';
+import { Organization } from '../src/identity/organization.entity.js';
+import { hashPassword } from '../src/identity/passwords.js';
+import { User } from '../src/identity/user.entity.js';
+import { ibgeCheckDigit } from '../src/places/ibge.js';
+import { createService, type Service } from '../src/server.js';
+
+const ESTABLISHMENTS = Number(process.env.BENCH_ESTABLISHMENTS ?? 10_000);
+const UNITS_PER_ESTABLISHMENT = 2;
+const COUNTIES = 5;
+const DURATION = 10;
+const CONNECTIONS = 10;
+const PASSWORD = 'bench-password-1';
+const pgUrl = process.env.DATABASE_URL;
+const base = {
+  LOG_LEVEL: 'silent',
+  EXPOSE_SQL_STATEMENTS: 'true',
+  LOGIN_LIMIT_PER_LOGIN: '1000000',
+  LOGIN_LIMIT_PER_ADDRESS: '1000000',
+  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
+};
+
+interface Owner {
+  email: string;
+  organizationId: string;
+}
+
+/** The organization, its owner, a few counties, then the establishments and their units, set-based. */
+async function generate(service: Service): Promise<Owner> {
+  const em = service.orm.em.fork();
+  const org = em.create(Organization, { str_name: 'Bench Org', str_document: generateCnpj() });
+  const user = em.create(User, {
+    str_name: 'Bench Owner',
+    str_email: `bench.${randomUUID().slice(0, 12)}@example.com`,
+    str_document: generateCpf(),
+    str_type: 'PRODUCER',
+    bl_admin: false,
+    password_hash: await hashPassword(PASSWORD),
+    ts_registration_confirmed_at: new Date(),
+    organization_id: null,
+  });
+  em.persist([org, user]);
+  em.persist(em.create(Membership, { user_id: user.id, organization_id: org.id, str_role: 'OWNER' }));
+  await em.flush();
+
+  // Counties in a made-up federative unit (codes starting with 0), so they clash with nothing real.
+  const counties: string[] = [];
+  for (let i = 0; i < COUNTIES; i++) {
+    const six = `0${String(90000 + i).padStart(5, '0')}`;
+    const id = randomUUID();
+    await em.execute(`insert into county (id, str_ibge_code, str_name, str_federative_unit) values (?, ?, ?, 'ZB')`, [id, `${six}${ibgeCheckDigit(six)}`, `Município Bench ${i + 1}`]);
+    counties.push(id);
+  }
+
+  const started = performance.now();
+  // Distinct creation times, one second apart, newest first by g: the index orders by ts_created_at desc, id.
+  await em.execute(
+    `insert into establishment (id, organization_id, county_id, responsible_user_id, str_name, str_type, str_status,
+        num_longitude, num_latitude, dec_area, dec_exploration_area, str_address, str_code, str_document, str_email,
+        str_neighborhood, str_zip_code, ts_created_at, ts_updated_at)
+     select gen_random_uuid(), ?, (array[${counties.map(() => '?::uuid').join(', ')}])[1 + g % ${COUNTIES}], ?,
+        'Fazenda Bench ' || g, 'FARM', 'ACTIVE',
+        -50 + (g % 1000) / 100.0, -15 + (g % 700) / 100.0, 100 + g % 900, 50 + g % 50, 'Estrada ' || g, 'EST-' || g, ?, 'fazenda' || g || '@example.com',
+        'Zona rural', '70000000', now() - g * interval '1 second', now() - g * interval '1 second'
+     from generate_series(1, ${ESTABLISHMENTS}) as g`,
+    [org.id, ...counties, user.id, generateCpf()],
+  );
+  const establishmentsMs = performance.now() - started;
+  await em.execute(
+    `insert into control_unit (id, establishment_id, str_code, str_name, str_type, str_predominant_phase, str_predominant_system, ts_created_at, ts_updated_at)
+     select gen_random_uuid(), e.id, 'BENCH-' || e.str_code || '-' || u, 'Retiro ' || u, 'PRODUCTION', 'FULL_CYCLE', 'EXTENSIVE', e.ts_created_at + u * interval '1 millisecond', e.ts_created_at
+     from establishment e cross join generate_series(1, ${UNITS_PER_ESTABLISHMENT}) as u
+     where e.organization_id = ?`,
+    [org.id],
+  );
+  const totalMs = performance.now() - started;
+  const analyzeAt = performance.now();
+  await em.execute('analyze establishment');
+  await em.execute('analyze control_unit');
+  const analyzeMs = performance.now() - analyzeAt;
+  const [counts] = await em.execute<{ e: number; u: number }[]>(
+    `select (select count(*)::int from establishment where organization_id = ?) as e,
+            (select count(*)::int from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = ?) as u`,
+    [org.id, org.id],
+  );
+  console.log(
+    `  data: ${counts!.e} establishments + ${counts!.u} control units in ${totalMs.toFixed(0)} ms ` +
+      `(establishments ${establishmentsMs.toFixed(0)} ms, control units ${(totalMs - establishmentsMs).toFixed(0)} ms; analyze afterwards ${analyzeMs.toFixed(0)} ms)`,
+  );
+  return { email: user.str_email, organizationId: org.id };
+}
+
+async function post(url: string, path: string, body: unknown, token?: string): Promise<any> {
+  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function run(title: string, databaseUrl: string | undefined): Promise<void> {
+  console.log(`\n${title}:`);
+  const service = await createService(loadConfig({ ...base, DATA_DIR: ':memory:', DATABASE_URL: databaseUrl }));
+  try {
+    const owner = await generate(service);
+    const server = await service.listen(0);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const login = await post(url, '/api/login', { str_email: owner.email, str_password: PASSWORD });
+    const switched = await post(url, '/api/change-org', { organization_id: owner.organizationId }, login.data.str_access_token);
+    const token: string = switched.data.str_access_token;
+    const headers = { authorization: `Bearer ${token}` };
+
+    for (const size of [1, 50, 500]) {
+      const started = performance.now();
+      const res = await fetch(`${url}/api/v1/establishments?int_max_results=${size}`, { headers });
+      const body = (await res.json()) as { data: { control_units: unknown[] }[]; meta: { int_total_results: number } };
+      const ms = performance.now() - started;
+      if (res.status !== 200) throw new Error(`page of ${size}: ${res.status} ${JSON.stringify(body)}`);
+      const units = body.data.reduce((n, e) => n + e.control_units.length, 0);
+      console.log(
+        `  page of ${String(size).padStart(3)}: ${res.headers.get('x-sql-statements')} SQL statements, ${body.data.length} establishments, ${units} control units, ` +
+          `int_total_results ${body.meta.int_total_results}, one cold request ${ms.toFixed(0)} ms`,
+      );
+    }
+
+    const path = '/api/v1/establishments?int_max_results=50';
+    await autocannon({ url: url + path, headers, connections: CONNECTIONS, duration: 2 }); // warm-up, not reported
+    const result = await autocannon({ url: url + path, headers, connections: CONNECTIONS, duration: DURATION });
+    console.log(
+      `  GET ${path} (${CONNECTIONS} connections, ${DURATION} s): ${result.requests.total} requests, ${result.requests.average.toFixed(1)} req/s, ` +
+        `latency median ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+    );
+  } finally {
+    await service.close();
+  }
+}
+
+async function main(): Promise<void> {
+  await run(`PGlite (in memory), ${ESTABLISHMENTS} establishments`, undefined);
+  if (!pgUrl) return;
+
+  const scratch = 'bench_establishments';
+  const admin = await openOrm(loadConfig({ ...base, DATABASE_URL: pgUrl }));
+  try {
+    await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
+    await admin.em.fork().execute(`create database ${scratch}`);
+    const url = new URL(pgUrl);
+    url.pathname = `/${scratch}`;
+    await run(`PostgreSQL (scratch database ${scratch} on ${url.host}), ${ESTABLISHMENTS} establishments`, url.toString()).catch((err: unknown) => {
+      console.error(err); // shown here: the drop below would otherwise hide it
+      process.exitCode = 1;
+    });
+  } finally {
+    // with (force): a service that failed half-way may still hold a connection to it (PostgreSQL 13+).
+    await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
+    await admin.close();
+  }
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,90 @@
+import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import type { Context } from '../context.js';
+import { User } from '../identity/user.type.js';
+import { ControlUnit } from '../places/establishment.type.js';
+import { PaginationMeta } from '../shared/pagination.type.js';
+import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
+import type { Invite as InviteEntity } from '../../src/access/invite.entity.js';
+import { inviteStatus } from '../../src/access/invite.rules.js';
+
+@ObjectType('Invite', { description: 'A user invited to a control unit (DOMAIN.md, "Access between organizations")' })
+export class Invite {
+  @Field(() => UUID) id!: string;
+  @Field(() => Boolean) bl_accepted!: boolean;
+  @Field(() => Boolean, { description: "Limited to the GTA's movement" }) bl_restricted!: boolean;
+  @Field(() => UUID) control_unit_id!: string;
+  @Field(() => ControlUnit, { nullable: true }) control_unit!: ControlUnit | null;
+  @Field(() => UUID, { nullable: true }) gta_id!: string | null;
+  @Field(() => JSONObject, { nullable: true, description: 'Always null until GTAs are linked to invites' }) gta!: Record<string, unknown> | null;
+  @Field(() => UUID) user_id!: string;
+  @Field(() => User, { nullable: true }) user!: User | null;
+  @Field(() => UUID) organization_id!: string;
+  @Field(() => String, { nullable: true, description: 'INGRESS, EGRESS or BOTH' }) str_movimentation_type!: string | null;
+  @Field(() => String, { nullable: true, description: 'OPERATOR or VIEWER' }) str_type!: string | null;
+  @Field(() => String, { description: 'Derived on read: PENDING, ACCEPTED, REVOKED or EXPIRED' }) str_status!: string;
+  @Field(() => DateTime, { nullable: true }) ts_expires_at!: Date | null;
+  @Field(() => DateTime) ts_created_at!: Date;
+  @Field(() => DateTime) ts_updated_at!: Date;
+}
+
+@Resolver(() => Invite)
+export class InviteFieldsResolver {
+  @FieldResolver(() => ControlUnit, { nullable: true })
+  async control_unit(@Root() i: InviteEntity, @Ctx() ctx: Context): Promise<ControlUnit | null> {
+    return (await ctx.loaders.controlUnitById.load(i.control_unit_id)) as unknown as ControlUnit | null;
+  }
+
+  @FieldResolver(() => User, { nullable: true })
+  async user(@Root() i: InviteEntity, @Ctx() ctx: Context): Promise<User | null> {
+    return (await ctx.loaders.userById.load(i.user_id)) as unknown as User | null;
+  }
+
+  /** GTAs are not linked to invites yet. */
+  @FieldResolver(() => JSONObject, { nullable: true })
+  gta(): null {
+    return null;
+  }
+
+  @FieldResolver(() => String)
+  str_status(@Root() i: InviteEntity): string {
+    return inviteStatus(i);
+  }
+}
+
+@ObjectType('InvitePage')
+export class InvitePage {
+  @Field(() => [Invite]) data!: Invite[];
+  @Field(() => PaginationMeta) meta!: PaginationMeta;
+}
+
+@InputType('InviteToUserInput')
+export class InviteToUserInput {
+  @Field(() => String, { nullable: true, description: 'Required' }) str_email?: string;
+  @Field(() => String, { nullable: true, description: 'Required when no user has this e-mail' }) str_name?: string;
+  @Field(() => String, { nullable: true, description: 'CPF or CNPJ; required when no user has this e-mail' }) str_document?: string;
+}
+
+@InputType('InviteCreateInput')
+export class InviteCreateInput {
+  @Field(() => UUID, { nullable: true, description: 'Client-generated id: the same id and body again is a replay' }) id?: string;
+  @Field(() => UUID, { nullable: true, description: 'Required' }) control_unit_id?: string;
+  @Field(() => UUID, { nullable: true, description: "Optional; must be the unit's establishment" }) establishment_id?: string;
+  @Field(() => UUID, { nullable: true }) gta_id?: string;
+  @Field(() => UUID, { nullable: true, description: 'The invitee, or to_user' }) user_id?: string;
+  @Field(() => InviteToUserInput, { nullable: true, description: 'The invitee by e-mail: found, or registered and mailed' }) to_user?: InviteToUserInput;
+  @Field(() => String, { nullable: true, description: 'Required: INGRESS, EGRESS or BOTH' }) str_movimentation_type?: string;
+  @Field(() => String, { nullable: true, description: 'OPERATOR or VIEWER (default)' }) str_type?: string;
+  @Field(() => Boolean, { nullable: true, description: 'Requires gta_id' }) bl_restricted?: boolean;
+  @Field(() => String, { nullable: true, description: 'A date-time in the future' }) ts_expires_at?: string;
+}
+
+@InputType('InviteUpdateInput')
+export class InviteUpdateInput {
+  @Field(() => Boolean, { nullable: true, description: 'The invitee accepts (true only)' }) bl_accepted?: boolean;
+  @Field(() => Boolean, { nullable: true }) bl_restricted?: boolean;
+  @Field(() => UUID, { nullable: true }) gta_id?: string;
+  @Field(() => UUID, { nullable: true }) user_id?: string;
+  @Field(() => String, { nullable: true }) str_movimentation_type?: string;
+  @Field(() => String, { nullable: true }) str_type?: string;
+  @Field(() => String, { nullable: true }) ts_expires_at?: string;
+}

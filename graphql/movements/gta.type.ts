@@ -1,0 +1,127 @@
+import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
+import type { Context } from '../context.js';
+import { PaginationMeta } from '../shared/pagination.type.js';
+import { DateTime, UUID } from '../shared/scalars.js';
+import { ControlUnit, EstablishmentUnrestricted } from '../places/establishment.type.js';
+import type { Gta as GtaEntity } from '../../src/movements/gta.entity.js';
+import { GTA_PURPOSES, GTA_SPECIES, GTA_STATUSES, effectiveStatus } from '../../src/movements/gta.rules.js';
+
+const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as { [K in T]: K };
+export const GtaStatusEnum = asEnum(GTA_STATUSES);
+export const GtaPurposeEnum = asEnum(GTA_PURPOSES);
+export const GtaSpeciesEnum = asEnum(GTA_SPECIES);
+registerEnumType(GtaStatusEnum, { name: 'GtaStatus' });
+registerEnumType(GtaPurposeEnum, { name: 'GtaPurpose' });
+registerEnumType(GtaSpeciesEnum, { name: 'GtaSpecies' });
+
+@ObjectType('GtaResponsibleUser')
+export class GtaResponsibleUser {
+  @Field(() => UUID, { nullable: true }) id!: string | null;
+  @Field(() => String, { nullable: true }) str_document!: string | null;
+  @Field(() => String, { nullable: true }) str_name!: string | null;
+}
+
+@ObjectType('Gta', { description: 'Guia de Trânsito Animal: ISSUED → IN_USE → RECEIVED; ISSUED → CANCELLED; EXPIRED derived on read' })
+export class Gta {
+  @Field(() => UUID) id!: string;
+  @Field(() => String, { description: 'The GTA number' }) str_code!: string;
+  @Field(() => Int) int_animal_quantity!: number;
+  @Field(() => String, { nullable: true }) str_federative_unit!: string | null;
+  @Field(() => String, { nullable: true }) str_series!: string | null;
+  @Field(() => GtaStatusEnum) str_status!: string;
+  @Field(() => GtaPurposeEnum) str_purpose!: string;
+  @Field(() => GtaSpeciesEnum) str_species!: string;
+  @Field(() => String, { nullable: true, description: "The state's id_gta" }) str_external_id!: string | null;
+  @Field(() => UUID, { description: "The origin establishment's organization" }) organization_id!: string;
+  @Field(() => UUID) from_control_unit_id!: string;
+  @Field(() => UUID) to_control_unit_id!: string;
+  @Field(() => UUID) from_establishment_id!: string;
+  @Field(() => UUID) to_establishment_id!: string;
+  @Field(() => ControlUnit) from_control_unit!: ControlUnit;
+  @Field(() => ControlUnit) to_control_unit!: ControlUnit;
+  @Field(() => EstablishmentUnrestricted, { description: 'Public fields: the destination is often another organization' }) from_establishment!: EstablishmentUnrestricted;
+  @Field(() => EstablishmentUnrestricted, { description: 'Public fields: the destination is often another organization' }) to_establishment!: EstablishmentUnrestricted;
+  @Field(() => GtaResponsibleUser, { nullable: true }) responsible_user!: GtaResponsibleUser | null;
+  @Field(() => DateTime) ts_issued_at!: Date;
+  @Field(() => DateTime) ts_valid_until!: Date;
+  @Field(() => DateTime) ts_created_at!: Date;
+  @Field(() => DateTime) ts_updated_at!: Date;
+}
+
+@Resolver(() => Gta)
+export class GtaFieldsResolver {
+  @FieldResolver(() => GtaStatusEnum)
+  str_status(@Root() g: GtaEntity): string {
+    return effectiveStatus(g);
+  }
+
+  @FieldResolver(() => ControlUnit)
+  async from_control_unit(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
+    return (await ctx.loaders.controlUnitById.load(g.from_control_unit_id)) as unknown as ControlUnit;
+  }
+
+  @FieldResolver(() => ControlUnit)
+  async to_control_unit(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
+    return (await ctx.loaders.controlUnitById.load(g.to_control_unit_id)) as unknown as ControlUnit;
+  }
+
+  @FieldResolver(() => EstablishmentUnrestricted)
+  async from_establishment(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<EstablishmentUnrestricted> {
+    return (await ctx.loaders.establishmentById.load(g.from_establishment_id)) as unknown as EstablishmentUnrestricted;
+  }
+
+  @FieldResolver(() => EstablishmentUnrestricted)
+  async to_establishment(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<EstablishmentUnrestricted> {
+    return (await ctx.loaders.establishmentById.load(g.to_establishment_id)) as unknown as EstablishmentUnrestricted;
+  }
+
+  @FieldResolver(() => GtaResponsibleUser, { nullable: true })
+  async responsible_user(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<GtaResponsibleUser | null> {
+    if (!g.responsible_user_id) return null;
+    const u = await ctx.loaders.userById.load(g.responsible_user_id);
+    return u ? { id: u.id, str_document: u.str_document, str_name: u.str_name } : null;
+  }
+}
+
+@ObjectType('GtaPage')
+export class GtaPage {
+  @Field(() => [Gta]) data!: Gta[];
+  @Field(() => PaginationMeta) meta!: PaginationMeta;
+}
+
+@InputType('GtaGtaInput', { description: 'Gta Gta: the GTA inside Gta Create' })
+export class GtaGtaInput {
+  @Field(() => UUID, { nullable: true, description: 'Client-generated id: the same id and body again is a replay' }) id?: string;
+  @Field(() => String, { nullable: true, description: 'Required: the GTA number' }) str_code?: string;
+  @Field(() => Int, { nullable: true, description: 'Required, at least 1' }) int_animal_quantity?: number;
+  @Field(() => String, { nullable: true, description: "Defaults to the origin county's UF" }) str_federative_unit?: string;
+  @Field(() => String, { nullable: true }) str_series?: string;
+  @Field(() => String, { nullable: true, description: `Required: ${GTA_PURPOSES.join(', ')}` }) str_purpose?: string;
+  @Field(() => String, { nullable: true, description: `${GTA_SPECIES.join(', ')} (default BOVINE)` }) str_species?: string;
+  @Field(() => String, { nullable: true, description: "The state's id_gta" }) str_external_id?: string;
+  @Field(() => String, { nullable: true, description: 'Required: a control unit the caller sees' }) from_control_unit_id?: string;
+  @Field(() => String, { nullable: true, description: 'Required' }) to_control_unit_id?: string;
+  @Field(() => DateTime, { nullable: true, description: 'Default: now' }) ts_issued_at?: Date;
+  @Field(() => DateTime, { nullable: true, description: 'Required' }) ts_valid_until?: Date;
+}
+
+@InputType('GtaCreateInput', { description: 'Gta Create: gta + user_id (the responsible user)' })
+export class GtaCreateInput {
+  @Field(() => GtaGtaInput, { nullable: true }) gta?: GtaGtaInput;
+  @Field(() => String, { nullable: true }) user_id?: string;
+}
+
+@InputType('IntegrationGtaInput', { description: 'Integration Notificar / Cancelar (cancelar reads only ds_uf, ds_serie_gta and nr_gta)' })
+export class IntegrationGtaInput {
+  @Field(() => String, { nullable: true, description: 'The GTA series' }) ds_serie_gta?: string;
+  @Field(() => String, { nullable: true, description: "Required: the caller's UF" }) ds_uf?: string;
+  @Field(() => String, { nullable: true, description: "The state's GTA id (required by notificar), kept as str_external_id" }) id_gta?: string;
+  @Field(() => String, { nullable: true, description: 'Required: the GTA number' }) nr_gta?: string;
+  @Field(() => Int, { nullable: true, description: 'Notificar: required' }) int_animal_quantity?: number;
+  @Field(() => String, { nullable: true, description: "Notificar: required, the origin control unit's str_code" }) str_from_control_unit_code?: string;
+  @Field(() => String, { nullable: true, description: "Notificar: required, the destination control unit's str_code" }) str_to_control_unit_code?: string;
+  @Field(() => String, { nullable: true, description: `Notificar: required, ${GTA_PURPOSES.join(', ')}` }) str_purpose?: string;
+  @Field(() => String, { nullable: true, description: 'Notificar: BOVINE (default) or BUBALINE' }) str_species?: string;
+  @Field(() => DateTime, { nullable: true, description: 'Notificar: default now' }) ts_issued_at?: Date;
+  @Field(() => DateTime, { nullable: true, description: 'Notificar: required' }) ts_valid_until?: Date;
+}

@@ -1,0 +1,25 @@
+import type { Route } from './route.js';
+
+/** interface.md lists these for every integration operation. */
+const errors = [400, 401, 403, 404, 422, 500];
+const base = { auth: true, tag: 'Integration', errors } as const;
+const idParam = { id: { variable: 'id' } };
+
+/** The state integration (public API, Portuguese paths): INTEGRATION and AUTHORITY users, scoped to the UF of their county. */
+export const integrationRoutes: Route[] = [
+  { ...base, method: 'GET', path: '/api/v1/propriedades', operation: 'IntegrationPropriedades', status: 200, page: 'page', pick: 'propriedades', paged: true, summary: "Establishments of the caller's federative unit (Establishment Partial Unrestricted Data)" },
+  {
+    ...base,
+    method: 'POST',
+    path: '/api/v1/gta/notificar',
+    operation: 'IntegrationNotificar',
+    status: 201,
+    body: 'input',
+    pick: 'gtaNotificar',
+    summary:
+      "Register the GTA the state issued (ds_uf the caller's UF; ds_serie_gta, nr_gta, id_gta; also int_animal_quantity, str_from_control_unit_code, str_to_control_unit_code, str_purpose, ts_valid_until, optional str_species, ts_issued_at); a replay with the same UF, series and number returns the same GTA",
+  },
+  { ...base, method: 'POST', path: '/api/v1/gta/cancelar', operation: 'IntegrationCancelar', status: 200, body: 'input', pick: 'gtaCancelar', summary: 'The state cancels a GTA (by ds_uf, ds_serie_gta, nr_gta): ISSUED → CANCELLED; 404 unknown; 422 INVALID_STATE once animals were dispatched' },
+  { ...base, method: 'GET', path: '/api/v1/entrada_animais/:id', operation: 'IntegrationEntradaAnimais', status: 200, params: idParam, pick: 'entradaAnimais', summary: 'An animals ingress by its uuid or id_gta (animal movements are not recorded yet: 404 NOT_FOUND)' },
+  { ...base, method: 'GET', path: '/api/v1/saida_animais/:id', operation: 'IntegrationSaidaAnimais', status: 200, params: idParam, pick: 'saidaAnimais', summary: 'An animals egress by its uuid or id_gta (animal movements are not recorded yet: 404 NOT_FOUND)' },
+];

@@ -1,0 +1,139 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../identity/actor.js';
+import { ControlUnit } from '../places/control-unit.entity.js';
+import { Establishment } from '../places/establishment.entity.js';
+import { establishmentPolicy } from '../places/establishment.policy.js';
+import { ESTABLISHMENT_UNRESTRICTED_SEARCH } from '../places/establishment.service.js';
+import { DomainError } from '../shared/errors.js';
+import type { PageInput, Paged } from '../shared/pagination.js';
+import { searchVisible } from '../shared/scoped-query.js';
+import { Checker } from '../shared/validation.js';
+import { Gta } from './gta.entity.js';
+import { gtaPolicy } from './gta.policy.js';
+import { quantityAndEnums, ufOfCounty, type GtaService } from './gta.service.js';
+
+/**
+ * Integration Notificar / Cancelar of interface.md (ds_serie_gta, ds_uf, id_gta, nr_gta) plus what
+ * registering a GTA needs besides (notificar only): int_animal_quantity, str_from_control_unit_code,
+ * str_to_control_unit_code, str_purpose, ts_valid_until (required); str_species (BOVINE),
+ * ts_issued_at (now) optional.
+ */
+export interface IntegrationGtaInput {
+  ds_serie_gta?: string | null;
+  ds_uf?: string | null;
+  id_gta?: string | null;
+  nr_gta?: string | null;
+  int_animal_quantity?: number | null;
+  str_from_control_unit_code?: string | null;
+  str_to_control_unit_code?: string | null;
+  str_purpose?: string | null;
+  str_species?: string | null;
+  ts_issued_at?: Date | null;
+  ts_valid_until?: Date | null;
+}
+
+const trimmed = (v: string | null | undefined): string | null => (typeof v === 'string' ? v.trim() || null : null);
+
+/** The state integration (public API, Portuguese paths): INTEGRATION and AUTHORITY users, scoped to the UF of their county. */
+export class IntegrationService {
+  constructor(private readonly gtas: GtaService) {}
+
+  /** The caller's UF; 403 for anyone else. */
+  private async ufOf(em: EntityManager, actor: Actor): Promise<string> {
+    gtaPolicy.canIntegrate(actor);
+    const uf = await ufOfCounty(em, actor.countyId);
+    if (!uf) throw DomainError.forbidden('the integration user has no county, so no federative unit');
+    return uf;
+  }
+
+  /** GET /api/v1/propriedades: the unrestricted establishment search, limited to the caller's UF. */
+  async propriedades(em: EntityManager, actor: Actor, page: PageInput | null | undefined): Promise<Paged<Establishment>> {
+    const uf = await this.ufOf(em, actor);
+    const base = establishmentPolicy.unrestrictedScope(actor);
+    const scope = { sql: `${base.sql} and exists (select 1 from county pc where pc.id = e.county_id and pc.str_federative_unit = ?)`, params: [...base.params, uf] };
+    return searchVisible(em, Establishment, 'establishment e', scope, ESTABLISHMENT_UNRESTRICTED_SEARCH, {}, page);
+  }
+
+  /** POST /api/v1/gta/notificar: registers the GTA the state issued; replayed (same UF + series + number), returns the stored one. */
+  async notificar(em: EntityManager, actor: Actor, input: IntegrationGtaInput): Promise<Gta> {
+    const { uf, series, code } = await this.key(em, actor, input);
+    const existing = await this.find(em, uf, series, code);
+    if (existing) return existing;
+    const check = new Checker();
+    for (const f of ['id_gta', 'int_animal_quantity', 'str_from_control_unit_code', 'str_to_control_unit_code', 'str_purpose', 'ts_valid_until'] as const) check.required(f, input[f]);
+    quantityAndEnums(check, '', input.int_animal_quantity, input.str_purpose, input.str_species);
+    if (input.ts_issued_at && input.ts_valid_until) check.when(input.ts_valid_until.getTime() < input.ts_issued_at.getTime(), 'ts_valid_until', 'must not be before ts_issued_at');
+    check.throwIfAny();
+    const [from, to] = await Promise.all([
+      em.findOne(ControlUnit, { str_code: trimmed(input.str_from_control_unit_code)! }),
+      em.findOne(ControlUnit, { str_code: trimmed(input.str_to_control_unit_code)! }),
+    ]);
+    if (!from) check.add('str_from_control_unit_code', 'no such control unit');
+    if (!to) check.add('str_to_control_unit_code', 'no such control unit');
+    if (from && to && from.id === to.id) check.add('str_to_control_unit_code', 'must differ from str_from_control_unit_code');
+    check.throwIfAny();
+    const [origin, destination] = await Promise.all([em.findOneOrFail(Establishment, { id: from!.establishment_id }), em.findOneOrFail(Establishment, { id: to!.establishment_id })]);
+    return em.transactional(async (tx) => {
+      // A concurrent replay may have won the race since the look-up above.
+      await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`gta:${uf}:${series ?? ''}:${code}`]);
+      const raced = await this.find(tx, uf, series, code);
+      if (raced) return raced;
+      return this.gtas.insert(tx, actor, {
+        str_code: code,
+        int_animal_quantity: input.int_animal_quantity!,
+        str_federative_unit: uf,
+        str_series: series,
+        str_purpose: input.str_purpose!,
+        str_species: input.str_species ?? 'BOVINE',
+        str_external_id: trimmed(input.id_gta),
+        from: from!,
+        to: to!,
+        origin,
+        destination,
+        ts_issued_at: input.ts_issued_at ?? new Date(),
+        ts_valid_until: input.ts_valid_until!,
+        responsible_user_id: null,
+        issuer_user_id: actor.userId,
+      }, null);
+    });
+  }
+
+  /** POST /api/v1/gta/cancelar: ISSUED → CANCELLED (200); already CANCELLED answers it again; 404 unknown; 422 once animals were dispatched. */
+  async cancelar(em: EntityManager, actor: Actor, input: IntegrationGtaInput): Promise<Gta> {
+    const { uf, series, code } = await this.key(em, actor, input);
+    const gta = await this.find(em, uf, series, code);
+    if (!gta) throw DomainError.notFound('gta');
+    if (gta.str_status === 'CANCELLED') return gta;
+    // The state may cancel what it issued even after ts_valid_until: only dispatched animals stop it.
+    return em.transactional((tx) => this.gtas.markCancelled(tx, actor, gta, 'STATE', true));
+  }
+
+  /** GET /api/v1/entrada_animais/:id: animals ingress does not exist yet, so nothing is found. */
+  async entradaAnimais(em: EntityManager, actor: Actor, id: string): Promise<never> {
+    await this.ufOf(em, actor);
+    void id;
+    throw DomainError.notFound('animals ingress');
+  }
+
+  /** GET /api/v1/saida_animais/:id: animals egress does not exist yet, so nothing is found. */
+  async saidaAnimais(em: EntityManager, actor: Actor, id: string): Promise<never> {
+    await this.ufOf(em, actor);
+    void id;
+    throw DomainError.notFound('animals egress');
+  }
+
+  private async key(em: EntityManager, actor: Actor, input: IntegrationGtaInput): Promise<{ uf: string; series: string | null; code: string }> {
+    const callerUf = await this.ufOf(em, actor);
+    const check = new Checker();
+    check.required('ds_uf', input.ds_uf).required('nr_gta', input.nr_gta);
+    check.throwIfAny();
+    const uf = trimmed(input.ds_uf)!.toUpperCase();
+    if (uf !== callerUf) throw DomainError.forbidden(`ds_uf must be the caller's federative unit (${callerUf})`);
+    return { uf, series: trimmed(input.ds_serie_gta), code: trimmed(input.nr_gta)! };
+  }
+
+  private async find(em: EntityManager, uf: string, series: string | null, code: string): Promise<Gta | null> {
+    const rows = await em.execute<Record<string, unknown>[]>(`select * from gta where str_federative_unit = ? and coalesce(str_series, '') = ? and str_code = ?`, [uf, series ?? '', code]);
+    return rows[0] ? em.map(Gta, rows[0] as never) : null;
+  }
+}
