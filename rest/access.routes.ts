@@ -1,7 +1,5 @@
-import { resourceRoutes } from './resource.js';
+import { actionRoute, resourceRoutes } from './resource.js';
 import type { Route } from './route.js';
-
-const id = { id: { variable: 'id', uuid: true } };
 
 /** interface.md's invite operations (PUT/PATCH) plus the standard endpoints of the group and the revoke action. */
 export const inviteRoutes: Route[] = [
@@ -17,20 +15,11 @@ export const inviteRoutes: Route[] = [
       remove: 'The author revokes the invite',
     },
   }),
-  { method: 'POST', path: '/api/invites/:id/revoke', auth: true, operation: 'InviteRevoke', status: 200, params: id, pick: 'revokeInvite', summary: 'The author revokes the invite', tag: 'Invite' },
+  actionRoute('/api/invites', 'revoke', { operation: 'InviteRevoke', pick: 'revokeInvite', summary: 'The author revokes the invite', tag: 'Invite' }),
 ];
 
-const action = (name: 'approve' | 'deny' | 'cancel', summary: string): Route => ({
-  method: 'POST',
-  path: `/api/invite-requests/:id/${name}`,
-  auth: true,
-  operation: `InviteRequest${name[0]!.toUpperCase()}${name.slice(1)}`,
-  status: 200,
-  params: id,
-  pick: `${name}InviteRequest`,
-  summary,
-  tag: 'Invite Request',
-});
+const action = (name: 'approve' | 'deny' | 'cancel', summary: string): Route =>
+  actionRoute('/api/invite-requests', name, { operation: `InviteRequest${name[0]!.toUpperCase()}${name.slice(1)}`, pick: `${name}InviteRequest`, summary, tag: 'Invite Request' });
 
 export const inviteRequestRoutes: Route[] = [
   ...resourceRoutes({

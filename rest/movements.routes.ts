@@ -1,4 +1,4 @@
-import { resourceRoutes } from './resource.js';
+import { actionRoute, resourceRoutes } from './resource.js';
 import type { Route } from './route.js';
 
 const gtaRoutesUnder = (base: string, create: boolean): Route[] =>
@@ -17,6 +17,6 @@ const gtaRoutesUnder = (base: string, create: boolean): Route[] =>
 
 export const gtaRoutes: Route[] = [
   ...gtaRoutesUnder('/api', true),
-  { method: 'POST', path: '/api/gtas/:id/cancel', auth: true, operation: 'GtaCancel', status: 200, params: { id: { variable: 'id', uuid: true } }, pick: 'cancelGta', summary: 'Cancel a GTA: ISSUED → CANCELLED (its issuer, an authority of its UF or an administrator)', tag: 'Gta', errors: [400, 403, 404] },
+  actionRoute('/api/gtas', 'cancel', { operation: 'GtaCancel', pick: 'cancelGta', summary: 'Cancel a GTA: ISSUED → CANCELLED (its issuer, an authority of its UF or an administrator)', tag: 'Gta', errors: [400, 403, 404] }),
   ...gtaRoutesUnder('/api/v1', false),
 ];

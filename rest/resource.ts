@@ -36,3 +36,8 @@ export function resourceRoutes(spec: ResourceSpec): Route[] {
   if (fields.remove) routes.push({ ...base, method: 'DELETE', path: `${path}/:id`, operation: `${tag}Delete`, status: 204, params: id, pick: fields.remove, summary: summary('remove', `Remove a ${one}`) });
   return routes;
 }
+
+/** A state change on one record, `POST <base>/:id/<name>` (CONTRACT.md: "state changes as actions"). */
+export function actionRoute(base: string, name: string, r: { operation: string; pick: string; summary: string; tag: string; errors?: number[] }): Route {
+  return { method: 'POST', path: `${base}/:id/${name}`, auth: true, status: 200, params: id, ...r };
+}

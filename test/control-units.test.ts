@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from './helpers/app.js';
-import { login, makeUser, member, type Person } from './helpers/factories.js';
+import { member } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
-import { Membership, type Role } from '../src/identity/membership.entity.js';
+import type { Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import type { UserType } from '../src/identity/user.entity.js';
 import { ControlUnit } from '../src/places/control-unit.entity.js';
@@ -32,12 +32,7 @@ function body(establishmentId: string, over: Record<string, unknown> = {}): Reco
   return { establishment_id: establishmentId, str_code: unitCode(), str_name: 'Retiro Norte', str_type: 'PRODUCTION', ...over };
 }
 
-async function addMember(org: Organization, role: Role, type: UserType = 'PRODUCER'): Promise<Person & { access: string }> {
-  const p = await makeUser(app, { type });
-  const em = db();
-  await em.persist(em.create(Membership, { user_id: p.user.id, organization_id: org.id, str_role: role })).flush();
-  return { ...p, access: (await login(app, p, org.id)).access };
-}
+const addMember = (org: Organization, role: Role, type: UserType = 'PRODUCER') => member(app, role, org, type);
 
 function expectUnitShape(u: Record<string, any>) {
   expect(Object.keys(u).sort()).toEqual(UNIT_KEYS);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from './helpers/app.js';
-import { cnpj, cpf, email, lastMail, login, makeUser, member, tokenIn, type Person } from './helpers/factories.js';
+import { cnpj, cpf, email, lastMail, login, makeUser, member, tokenIn, official as officialIn } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, carOf, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
-import { Membership, type Role } from '../src/identity/membership.entity.js';
+import type { Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import { User, type UserType } from '../src/identity/user.entity.js';
 import { Establishment } from '../src/places/establishment.entity.js';
@@ -41,19 +41,9 @@ async function create(token: string, over: Record<string, unknown> = {}, path = 
   return res.body.data;
 }
 
-async function addMember(org: Organization, role: Role, type: UserType = 'PRODUCER'): Promise<Person & { access: string }> {
-  const p = await makeUser(app, { type });
-  const em = db();
-  await em.persist(em.create(Membership, { user_id: p.user.id, organization_id: org.id, str_role: role })).flush();
-  return { ...p, access: (await login(app, p, org.id)).access };
-}
+const addMember = (org: Organization, role: Role, type: UserType = 'PRODUCER') => member(app, role, org, type);
 
-/** An AUTHORITY (or INTEGRATION) user living in the county, signed in without an organization. */
-async function official(c: TestCounty, type: UserType = 'AUTHORITY'): Promise<Person & { access: string }> {
-  const p = await makeUser(app, { type });
-  await db().execute('update "user" set county_id = ? where id = ?', [c.id, p.user.id]);
-  return { ...p, access: (await login(app, p)).access };
-}
+const official = (c: TestCounty, type: UserType = 'AUTHORITY') => officialIn(app, c.id, type);
 
 async function addUnit(establishmentId: string, responsibleUserId: string | null = null): Promise<string> {
   const id = randomUUID();

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Role } from '../src/identity/membership.entity.js';
-import { Membership } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import type { UserType } from '../src/identity/user.entity.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { login, makeUser, member, type Person } from './helpers/factories.js';
+import { login, makeUser, member, official as officialIn } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
 
 let app: TestApp;
@@ -39,18 +38,9 @@ async function place(orgId: string, c: TestCounty = county): Promise<{ establish
   return { establishmentId, unitId, code };
 }
 
-async function addMember(org: Organization, role: Role): Promise<Person & { access: string }> {
-  const p = await makeUser(app);
-  const em = db();
-  await em.persist(em.create(Membership, { user_id: p.user.id, organization_id: org.id, str_role: role })).flush();
-  return { ...p, access: (await login(app, p, org.id)).access };
-}
+const addMember = (org: Organization, role: Role, type: UserType = 'PRODUCER') => member(app, role, org, type);
 
-async function official(c: TestCounty, type: UserType = 'AUTHORITY'): Promise<Person & { access: string }> {
-  const p = await makeUser(app, { type });
-  await db().execute('update "user" set county_id = ? where id = ?', [c.id, p.user.id]);
-  return { ...p, access: (await login(app, p)).access };
-}
+const official = (c: TestCounty, type: UserType = 'AUTHORITY') => officialIn(app, c.id, type);
 
 const gtaBody = (from: string, to: string, over: Record<string, unknown> = {}) => ({
   str_code: `${Math.floor(Math.random() * 1e9)}`,

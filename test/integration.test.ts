@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UserType } from '../src/identity/user.entity.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { login, makeUser, member, type Person } from './helpers/factories.js';
+import { login, makeUser, member, official as officialIn } from './helpers/factories.js';
 import { makeCounty, unitCode, type TestCounty } from './helpers/places.js';
 
 let app: TestApp;
@@ -35,12 +35,7 @@ async function place(orgId: string, c: TestCounty = county): Promise<{ establish
   return { establishmentId, unitId, code };
 }
 
-/** An INTEGRATION (or AUTHORITY) user living in the county, signed in without an organization. */
-async function official(c: TestCounty, type: UserType = 'INTEGRATION'): Promise<Person & { access: string }> {
-  const p = await makeUser(app, { type });
-  await db().execute('update "user" set county_id = ? where id = ?', [c.id, p.user.id]);
-  return { ...p, access: (await login(app, p)).access };
-}
+const official = (c: TestCounty, type: UserType = 'INTEGRATION') => officialIn(app, c.id, type);
 
 async function units() {
   const a = await member(app);

@@ -67,12 +67,19 @@ export async function login(app: TestApp, person: Person, organizationId?: strin
 }
 
 /** A member of a fresh organization, signed in with it active. */
-export async function member(app: TestApp, role: Role = 'OWNER', org?: Organization): Promise<Person & Session & { org: Organization }> {
-  const person = await makeUser(app);
+export async function member(app: TestApp, role: Role = 'OWNER', org?: Organization, type?: UserType): Promise<Person & Session & { org: Organization }> {
+  const person = await makeUser(app, { type });
   const organization = org ?? (await makeOrganization(app));
   const em = app.service.orm.em.fork();
   await em.persist(em.create(Membership, { user_id: person.user.id, organization_id: organization.id, str_role: role })).flush();
   return { ...person, ...(await login(app, person, organization.id)), org: organization };
+}
+
+/** An AUTHORITY (or INTEGRATION) user living in a county, signed in without an organization. */
+export async function official(app: TestApp, countyId: string, type: UserType = 'AUTHORITY'): Promise<Person & Session> {
+  const person = await makeUser(app, { type });
+  await app.service.orm.em.fork().execute('update "user" set county_id = ? where id = ?', [countyId, person.user.id]);
+  return { ...person, ...(await login(app, person)) };
 }
 
 /** The last message mailed to an address (the mailer keeps every message in sent_message). */
