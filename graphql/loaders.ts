@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { EntityClass } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { User } from '../src/identity/user.entity.js';
 import { ControlUnit } from '../src/places/control-unit.entity.js';
@@ -13,7 +14,22 @@ export interface OrganizationRef {
 
 /** One loader per request and relation: a relation costs one statement per request, not per row. */
 export function createLoaders(em: EntityManager) {
+  const byIdLoaders = new Map<EntityClass<object>, DataLoader<string, object | null>>();
   return {
+    /** Records reached by a foreign key from a record the caller already sees (a tag's reservation, an animal's tag). */
+    byId<T extends object>(entity: EntityClass<T>): DataLoader<string, T | null> {
+      let loader = byIdLoaders.get(entity as EntityClass<object>);
+      if (!loader) {
+        loader = new DataLoader<string, object | null>(async (ids) => {
+          const rows = (await em.find(entity, { id: { $in: [...ids] } } as never)) as (T & { id: string })[];
+          const found = new Map(rows.map((r) => [r.id, r]));
+          return ids.map((id) => found.get(id) ?? null);
+        });
+        byIdLoaders.set(entity as EntityClass<object>, loader);
+      }
+      return loader as DataLoader<string, T | null>;
+    },
+
     userById: new DataLoader<string, User | null>(async (ids) => {
       const rows = await em.find(User, { id: { $in: [...ids] } });
       const byId = new Map(rows.map((u) => [u.id, u]));

@@ -23,6 +23,8 @@ import { InviteResolver } from './access/invite.resolver.js';
 import { InviteFieldsResolver } from './access/invite.type.js';
 import { InviteRequestResolver } from './access/invite-request.resolver.js';
 import { InviteRequestFieldsResolver } from './access/invite-request.type.js';
+import { TagFieldsResolver, TagsReservationFieldsResolver } from './tags/tag.type.js';
+import { AnimalFieldsResolver } from './animals/animal.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -44,7 +46,10 @@ export function getSchema(): Promise<GraphQLSchema> {
       InviteResolver,
       InviteFieldsResolver,
       InviteRequestResolver,
-      InviteRequestFieldsResolver],
+      InviteRequestFieldsResolver,
+      TagFieldsResolver,
+      TagsReservationFieldsResolver,
+      AnimalFieldsResolver],
     validate: false,
   });
   return built;

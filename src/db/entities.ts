@@ -10,5 +10,14 @@ import { Vehicle } from '../transit/vehicle.entity.js';
 import { Invite } from '../access/invite.entity.js';
 import { InviteRequest } from '../access/invite-request.entity.js';
 import { Gta } from '../movements/gta.entity.js';
+import { Tag } from '../tags/tag.entity.js';
+import { TagsBox } from '../tags/tags-box.entity.js';
+import { TagsIngress } from '../tags/tags-ingress.entity.js';
+import { TagsEgress } from '../tags/tags-egress.entity.js';
+import { TagsReservation } from '../tags/tags-reservation.entity.js';
+import { TagsIdentification } from '../tags/tags-identification.entity.js';
+import { TagsReplacement } from '../tags/tags-replacement.entity.js';
+import { TagsWriteoff } from '../tags/tags-writeoff.entity.js';
+import { Animal } from '../animals/animal.entity.js';
 
-export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest];
+export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal];

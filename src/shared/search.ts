@@ -11,6 +11,8 @@ export interface SearchSpec {
   ranges: string[];
   /** Fields `str_query` looks into. */
   query: string[];
+  /** Filters on what the record is not stored with (a tag code, an establishment): a condition with one `?`. */
+  computed?: Record<string, { kind: Kind; sql: string }>;
 }
 
 const ACCENTED = 'áàâãäåéèêëíìîïóòôõöúùûüçñý';
@@ -19,7 +21,7 @@ const fold = (sql: string) => `translate(lower(${sql}), '${ACCENTED}', '${PLAIN}
 export const foldText = (v: string): string => v.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
 export function acceptedKeys(spec: SearchSpec): string[] {
-  return [...Object.keys(spec.exact), ...spec.ranges.flatMap((r) => [`${r}_from`, `${r}_to`]), 'str_query', 'str_order_by', 'str_order'];
+  return [...Object.keys(spec.exact), ...Object.keys(spec.computed ?? {}), ...spec.ranges.flatMap((r) => [`${r}_from`, `${r}_to`]), 'str_query', 'str_order_by', 'str_order'];
 }
 
 /** Turns a filter object into a parameterised SQL condition and order; unknown keys are a 422 naming the accepted ones. */
@@ -38,10 +40,12 @@ export function buildSearch(spec: SearchSpec, filters: Record<string, unknown>):
   const fields: Record<string, string[]> = {};
   for (const [key, value] of Object.entries(filters)) {
     if (value === undefined) continue;
-    const kind = spec.exact[key];
+    const computed = spec.computed?.[key];
+    const kind = spec.exact[key] ?? computed?.kind;
     if (kind) {
       if (value === null) {
-        conditions.push(`${a}.${key} is null`);
+        if (computed) fields[key] = ['must not be null'];
+        else conditions.push(`${a}.${key} is null`);
         continue;
       }
       const bad =
@@ -52,7 +56,7 @@ export function buildSearch(spec: SearchSpec, filters: Record<string, unknown>):
         (kind === 'number' && typeof value !== 'number');
       if (bad) fields[key] = [`must be ${kind === 'uuid' ? 'a uuid' : `a ${kind}`}`];
       else {
-        conditions.push(`${a}.${key} = ?`);
+        conditions.push(computed ? computed.sql : `${a}.${key} = ?`);
         params.push(value);
       }
       continue;

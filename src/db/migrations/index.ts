@@ -5,6 +5,7 @@ import { Migration0004Places } from './Migration0004Places.js';
 import { Migration0005IdempotencyKeys } from './Migration0005IdempotencyKeys.js';
 import { Migration0006Invites } from './Migration0006Invites.js';
 import { Migration0007Gtas } from './Migration0007Gtas.js';
+import { Migration0008Tags } from './Migration0008Tags.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -15,4 +16,5 @@ export const migrationsList = [
   { name: 'Migration0005IdempotencyKeys', class: Migration0005IdempotencyKeys },
   { name: 'Migration0006Invites', class: Migration0006Invites },
   { name: 'Migration0007Gtas', class: Migration0007Gtas },
+  { name: 'Migration0008Tags', class: Migration0008Tags },
 ];

@@ -1,0 +1,88 @@
+import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
+import type { Context } from '../context.js';
+import { GeoPoint } from '../places/establishment.type.js';
+import { SocioenvironmentalStatusEnum } from '../places/enums.js';
+import { PaginationMeta } from '../shared/pagination.type.js';
+import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
+import { Tag } from '../tags/tag.type.js';
+import { AnimalGenderEnum, AnimalSpeciesEnum, AnimalStatusEnum } from '../tags/enums.js';
+import type { Animal as AnimalEntity } from '../../src/animals/animal.entity.js';
+import { Tag as TagRecord } from '../../src/tags/tag.entity.js';
+import { geoPointOf } from '../../src/places/establishment.rules.js';
+
+@ObjectType('Animal', { description: 'An identified bovine or buffalo. Animal and Animal Partial Data are selections of it' })
+export class Animal {
+  @Field(() => UUID) id!: string;
+  @Field(() => Tag, { description: 'Its applied tag (after a writeoff, the last one it carried)' }) current_tag!: Tag;
+  @Field(() => UUID, { nullable: true }) current_tag_id!: string | null;
+  @Field(() => String, { nullable: true }) str_current_tag_code!: string | null;
+  @Field(() => GeoPoint, { nullable: true }) geo_identification!: GeoPoint | null;
+  @Field(() => Int, { nullable: true }) int_age_months_at_identification!: number | null;
+  @Field(() => Int, { nullable: true }) int_weight_kilos_at_identification!: number | null;
+  @Field(() => String, { nullable: true }) str_description!: string | null;
+  @Field(() => String, { nullable: true }) str_extra_tag!: string | null;
+  @Field(() => AnimalGenderEnum, { nullable: true }) str_gender!: string | null;
+  @Field(() => String, { nullable: true }) str_name!: string | null;
+  @Field(() => String, { nullable: true, description: 'The electronic code RFID readers read' }) str_rod_code!: string | null;
+  @Field(() => SocioenvironmentalStatusEnum, { nullable: true, description: 'The worst of every establishment it has been at' }) str_socioenvironmental_status!: string | null;
+  @Field(() => AnimalSpeciesEnum, { nullable: true }) str_species!: string | null;
+  @Field(() => AnimalStatusEnum, { nullable: true }) str_status!: string | null;
+  @Field(() => UUID) last_control_unit_id!: string;
+  @Field(() => String, { nullable: true }) str_last_control_unit_code!: string | null;
+  @Field(() => String, { nullable: true }) str_establishment_name!: string | null;
+  @Field(() => UUID, { nullable: true }) tags_identification_id!: string | null;
+  @Field(() => DateTime, { nullable: true }) ts_born_date!: Date | null;
+  @Field(() => DateTime, { nullable: true }) ts_identified_at!: Date | null;
+  @Field(() => DateTime, { nullable: true, description: 'When it died, was slaughtered or exported' }) ts_ended_at!: Date | null;
+  @Field(() => DateTime, { nullable: true, description: "The device's clock at creation, as sent" }) ts_unsafe_client_created_at!: Date | null;
+  @Field(() => DateTime) ts_created_at!: Date;
+  @Field(() => DateTime) ts_updated_at!: Date;
+}
+
+@Resolver(() => Animal)
+export class AnimalFieldsResolver {
+  @FieldResolver(() => Tag)
+  async current_tag(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<Tag> {
+    return (await ctx.loaders.byId(TagRecord).load(a.current_tag_id!)) as unknown as Tag;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async str_current_tag_code(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
+    return a.current_tag_id ? ((await ctx.loaders.byId(TagRecord).load(a.current_tag_id))?.str_code ?? null) : null;
+  }
+
+  @FieldResolver(() => GeoPoint, { nullable: true })
+  geo_identification(@Root() a: AnimalEntity): GeoPoint | null {
+    return geoPointOf(a);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async str_last_control_unit_code(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
+    return (await ctx.loaders.controlUnitById.load(a.last_control_unit_id))?.str_code ?? null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async str_establishment_name(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
+    const unit = await ctx.loaders.controlUnitById.load(a.last_control_unit_id);
+    return unit ? ((await ctx.loaders.establishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+  }
+}
+
+@ObjectType('AnimalPage')
+export class AnimalPage {
+  @Field(() => [Animal]) data!: Animal[];
+  @Field(() => PaginationMeta) meta!: PaginationMeta;
+}
+
+@ObjectType('AnimalHistory', { description: "One event of an animal's history" })
+export class AnimalHistory {
+  @Field(() => UUID) id!: string;
+  @Field(() => DateTime) ts_created_at!: Date;
+  @Field(() => JSONObject, { description: '{str_event, ts_occurred_at, actor, changes, refs}' }) criteria!: Record<string, unknown>;
+}
+
+@ObjectType('AnimalHistoryPage')
+export class AnimalHistoryPage {
+  @Field(() => [AnimalHistory]) data!: AnimalHistory[];
+  @Field(() => PaginationMeta) meta!: PaginationMeta;
+}

@@ -1,0 +1,108 @@
+import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
+import type { Context } from '../context.js';
+import { User } from '../identity/user.type.js';
+import { ControlUnit } from '../places/establishment.type.js';
+import { PaginationMeta } from '../shared/pagination.type.js';
+import { DateTime, UUID } from '../shared/scalars.js';
+import type { Tag as TagEntity } from '../../src/tags/tag.entity.js';
+import type { TagsReservation as TagsReservationEntity } from '../../src/tags/tags-reservation.entity.js';
+import { TagsReservation as TagsReservationRecord } from '../../src/tags/tags-reservation.entity.js';
+import { TagStatusEnum, TagsBoxStatusEnum, TagsReservationStatusEnum } from './enums.js';
+
+// Tag and TagsReservation refer to each other: one file, so decorator metadata never meets an uninitialized class.
+
+@ObjectType('TagsReservation', { description: 'Available tags of a unit held for an operator: ACTIVE → RELEASED | USED' })
+export class TagsReservation {
+  @Field(() => UUID) id!: string;
+  @Field(() => String) str_name!: string;
+  @Field(() => Int, { description: 'How many tags were reserved' }) int_quantity!: number;
+  @Field(() => TagsReservationStatusEnum) str_status!: string;
+  @Field(() => UUID, { nullable: true }) control_unit_id!: string | null;
+  @Field(() => ControlUnit) control_unit!: ControlUnit;
+  @Field(() => UUID, { nullable: true }) operator_user_id!: string | null;
+  @Field(() => User, { nullable: true }) operator_user!: User | null;
+  @Field(() => String, { nullable: true }) str_begin!: string | null;
+  @Field(() => String, { nullable: true }) str_finish!: string | null;
+  @Field(() => String, { nullable: true }) str_description!: string | null;
+  @Field(() => String, { nullable: true }) str_label!: string | null;
+  @Field(() => DateTime, { nullable: true }) ts_unsafe_client_created_at!: Date | null;
+  @Field(() => DateTime) ts_created_at!: Date;
+  @Field(() => DateTime) ts_updated_at!: Date;
+}
+
+@ObjectType('Tag', { description: 'An eartag (ISO 11784 code). Tag Partial Data, Tag Data Without Animal and Tag Data Without Assoc are selections of it' })
+export class Tag {
+  @Field(() => UUID) id!: string;
+  @Field(() => String, { description: '15 digits: 076 + 12 for Brazilian tags; any 15 for external ones' }) str_code!: string;
+  @Field(() => TagStatusEnum) str_status!: string;
+  @Field(() => Boolean) bl_external_tag!: boolean;
+  @Field(() => UUID, { nullable: true }) animal_id!: string | null;
+  @Field(() => UUID, { nullable: true }) last_control_unit_id!: string | null;
+  @Field(() => ControlUnit, { nullable: true }) last_control_unit!: ControlUnit | null;
+  @Field(() => UUID, { nullable: true }) tags_box_id!: string | null;
+  @Field(() => UUID, { nullable: true, description: 'Set while RESERVED' }) tags_reservation_id!: string | null;
+  @Field(() => TagsReservation, { nullable: true }) tags_reservation!: TagsReservation | null;
+  @Field(() => String, { nullable: true }) str_writeoff_reason!: string | null;
+  @Field(() => DateTime, { nullable: true }) ts_writeoff_at!: Date | null;
+  @Field(() => DateTime) ts_created_at!: Date;
+  @Field(() => DateTime) ts_updated_at!: Date;
+}
+
+@ObjectType('TagsBox', { description: "A supplier's box: one contiguous range of codes. IN_STOCK → IN_TRANSIT → IN_STOCK; OPENED; DEPLETED" })
+export class TagsBox {
+  @Field(() => UUID) id!: string;
+  @Field(() => String) str_code!: string;
+  @Field(() => String) str_begin!: string;
+  @Field(() => String) str_finish!: string;
+  @Field(() => Int) int_quantity!: number;
+  @Field(() => TagsBoxStatusEnum) str_status!: string;
+  @Field(() => UUID) control_unit_id!: string;
+  @Field(() => DateTime) ts_created_at!: Date;
+  @Field(() => DateTime) ts_updated_at!: Date;
+}
+
+const unitOf = (ctx: Context, id: string | null) => (id ? ctx.loaders.controlUnitById.load(id) : null);
+
+@Resolver(() => Tag)
+export class TagFieldsResolver {
+  @FieldResolver(() => ControlUnit, { nullable: true })
+  async last_control_unit(@Root() t: TagEntity, @Ctx() ctx: Context): Promise<ControlUnit | null> {
+    return (await unitOf(ctx, t.last_control_unit_id)) as unknown as ControlUnit | null;
+  }
+
+  @FieldResolver(() => TagsReservation, { nullable: true })
+  async tags_reservation(@Root() t: TagEntity, @Ctx() ctx: Context): Promise<TagsReservation | null> {
+    return t.tags_reservation_id ? ((await ctx.loaders.byId(TagsReservationRecord).load(t.tags_reservation_id)) as unknown as TagsReservation | null) : null;
+  }
+}
+
+@Resolver(() => TagsReservation)
+export class TagsReservationFieldsResolver {
+  @FieldResolver(() => ControlUnit)
+  async control_unit(@Root() r: TagsReservationEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
+    return (await unitOf(ctx, r.control_unit_id)) as unknown as ControlUnit;
+  }
+
+  @FieldResolver(() => User, { nullable: true })
+  async operator_user(@Root() r: TagsReservationEntity, @Ctx() ctx: Context): Promise<User | null> {
+    return r.operator_user_id ? ((await ctx.loaders.userById.load(r.operator_user_id)) as unknown as User | null) : null;
+  }
+}
+
+@ObjectType('TagPage')
+export class TagPage {
+  @Field(() => [Tag]) data!: Tag[];
+  @Field(() => PaginationMeta) meta!: PaginationMeta;
+}
+
+@ObjectType('TagsBoxPage')
+export class TagsBoxPage {
+  @Field(() => [TagsBox]) data!: TagsBox[];
+  @Field(() => PaginationMeta) meta!: PaginationMeta;
+}
+
+@ObjectType('TagsReservationPage')
+export class TagsReservationPage {
+  @Field(() => [TagsReservation]) data!: TagsReservation[];
+  @Field(() => PaginationMeta) meta!: PaginationMeta;
+}
