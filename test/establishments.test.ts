@@ -527,6 +527,33 @@ describe('POST /api/establishments/unrestricted/search', () => {
     const byDocument = await app.call('POST', '/api/establishments/unrestricted/search', { token: outsider.access, body: { str_document: personDoc } });
     expect(byDocument.status).toBe(422);
   });
+
+  test("from the unrestricted search into a unit: another organization's establishment and responsible user are null, in as many statements for 2 as for 20", async () => {
+    const outsider = await member(app, 'VIEWER');
+    const query = `query($filter: JSONObject) { establishmentsUnrestricted(filter: $filter, page: { int_max_results: 50 }) { data { id
+      control_units { id str_responsible_user_name responsible_user { str_email } establishment { str_document str_email control_units { id } } } } } }`;
+    const sqlFor = async (n: number) => {
+      const owner = await member(app, 'OWNER');
+      const tag = randomUUID().slice(0, 8);
+      for (let i = 0; i < n; i++) {
+        const e = await create(owner.access, { str_name: `Sítio ${tag} ${i}`, str_document: cnpj(), str_email: 'farm@example.com' });
+        await addUnit(e.id, owner.user.id);
+      }
+      const theirs = await app.graphql(query, { filter: { str_query: tag } }, outsider.access);
+      expect(theirs.body.errors).toBeUndefined();
+      const units = theirs.body.data.establishmentsUnrestricted.data.flatMap((e: { control_units: unknown[] }) => e.control_units);
+      expect(units).toHaveLength(n);
+      for (const u of units) expect(u).toMatchObject({ str_responsible_user_name: owner.user.str_name, responsible_user: null, establishment: null });
+      const own = await app.graphql(query, { filter: { str_query: tag } }, owner.access);
+      const ownUnits = own.body.data.establishmentsUnrestricted.data.flatMap((e: { control_units: unknown[] }) => e.control_units);
+      expect(ownUnits).toHaveLength(n);
+      for (const u of ownUnits) expect(u).toMatchObject({ responsible_user: { str_email: owner.email }, establishment: { str_email: 'farm@example.com', control_units: [{ id: u.id }] } });
+      return [theirs.sql, own.sql];
+    };
+    const [two, twenty] = [await sqlFor(2), await sqlFor(20)];
+    expect(Number.isFinite(two[0])).toBe(true);
+    expect(twenty).toEqual(two);
+  });
 });
 
 describe('GraphQL', () => {

@@ -133,11 +133,6 @@ function sharedFields(of: () => typeof Establishment | typeof EstablishmentUnres
     async str_responsible_user_name(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
       return (await responsibleOf(e, ctx))?.str_name ?? null;
     }
-
-    @FieldResolver(() => [ControlUnit])
-    control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<ControlUnitEntity[]> {
-      return ctx.loaders.controlUnitsOfEstablishment.load(e.id);
-    }
   }
   return SharedFieldsResolver;
 }
@@ -161,6 +156,12 @@ export class EstablishmentFieldsResolver {
   async str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
     return (await responsibleOf(e, ctx))?.str_document ?? null;
   }
+
+  /** An invitee sees its own unit, not the siblings it was not invited to. */
+  @FieldResolver(() => [ControlUnit])
+  control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<ControlUnitEntity[]> {
+    return ctx.loaders.visibleControlUnitsOfEstablishment.load(e.id);
+  }
 }
 
 @Resolver(() => EstablishmentUnrestricted)
@@ -174,18 +175,26 @@ export class EstablishmentUnrestrictedFieldsResolver {
   async str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
     return maskDocument((await responsibleOf(e, ctx))?.str_document ?? null);
   }
+
+  /** Every unit's Read Only Data is public (unrestricted search); what lies behind a unit is scoped on the unit itself. */
+  @FieldResolver(() => [ControlUnit])
+  control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<ControlUnitEntity[]> {
+    return ctx.loaders.unrestrictedControlUnitsOfEstablishment.load(e.id);
+  }
 }
 
 @Resolver(() => ControlUnit)
 export class ControlUnitFieldsResolver {
-  @FieldResolver(() => Establishment)
-  async establishment(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<Establishment> {
-    return (await ctx.loaders.establishmentById.load(u.establishment_id)) as unknown as Establishment;
+  /** A unit is reached from records of other organizations (a GTA's destination, an invite): null unless the caller sees the establishment. */
+  @FieldResolver(() => Establishment, { nullable: true })
+  async establishment(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<Establishment | null> {
+    return (await ctx.loaders.visibleEstablishmentById.load(u.establishment_id)) as unknown as Establishment | null;
   }
 
+  /** E-mail and document: null unless the caller sees the unit (its name is public, str_responsible_user_name). */
   @FieldResolver(() => User, { nullable: true })
   async responsible_user(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return u.responsible_user_id ? ((await ctx.loaders.userById.load(u.responsible_user_id)) as unknown as User | null) : null;
+    return u.responsible_user_id ? ((await ctx.loaders.visibleResponsibleUserOfUnit.load(u.id)) as unknown as User | null) : null;
   }
 
   @FieldResolver(() => String, { nullable: true })
