@@ -400,6 +400,60 @@ describe('updates', () => {
     expect((await events(e.id)).map((x) => x.str_type)).toEqual(['ESTABLISHMENT_CREATED', 'ESTABLISHMENT_UPDATED', 'ESTABLISHMENT_UPDATED']);
   });
 
+  test('lst_invite_movimentation_types: set on create and by PUT/PATCH (both APIs), deduplicated, null clears; recorded in the events', async () => {
+    const owner = await member(app, 'OWNER');
+    const created = await app.call('POST', '/api/v1/establishments', { token: owner.access, body: { ...body(), str_ibge_code: county.str_ibge_code, lst_invite_movimentation_types: ['EGRESS', 'INGRESS', 'EGRESS'] } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('warning')).toBeNull();
+    const id = created.body.data.id;
+    expect(created.body.data.lst_invite_movimentation_types).toEqual(['INGRESS', 'EGRESS']);
+    const put = await app.call('PUT', `/api/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: ['BOTH'] } });
+    expect([put.status, put.body.data.lst_invite_movimentation_types]).toEqual([200, ['BOTH']]);
+    const read = await app.call('GET', `/api/v1/establishments/${id}`, { token: owner.access });
+    expect(read.body.data.lst_invite_movimentation_types).toEqual(['BOTH']);
+    const same = await app.call('PATCH', `/api/v1/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: ['BOTH', 'BOTH'] } });
+    expect(same.status).toBe(200);
+    const cleared = await app.call('PATCH', `/api/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: null } });
+    expect([cleared.status, cleared.body.data.lst_invite_movimentation_types]).toEqual([200, null]);
+    const again = await app.call('PATCH', `/api/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: ['INGRESS'] } });
+    expect(again.body.data.lst_invite_movimentation_types).toEqual(['INGRESS']);
+    expect((await app.call('PATCH', `/api/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: [] } })).body.data.lst_invite_movimentation_types).toBeNull();
+
+    const history = (await events(id)).map((x) => [x.str_type, JSON.parse(x.str_payload).changes.lst_invite_movimentation_types]);
+    expect(history).toEqual([
+      ['ESTABLISHMENT_CREATED', ['INGRESS', 'EGRESS']],
+      ['ESTABLISHMENT_UPDATED', ['BOTH']],
+      ['ESTABLISHMENT_UPDATED', null],
+      ['ESTABLISHMENT_UPDATED', ['INGRESS']],
+      ['ESTABLISHMENT_UPDATED', null],
+    ]);
+
+    for (const bad of [['INGRESS', 'SIDEWAYS'], [7], true, { INGRESS: true }, ['INGRESS', null]]) {
+      for (const [method, path] of [['PATCH', `/api/establishments/${id}`], ['POST', '/api/establishments']] as const) {
+        const res = await app.call(method, path, { token: owner.access, body: { ...(method === 'POST' ? body() : {}), lst_invite_movimentation_types: bad } });
+        expect([res.status, res.body.error, Object.keys(res.body.detail.fields)]).toEqual([422, 'VALIDATION_FAILED', ['lst_invite_movimentation_types']]);
+      }
+    }
+    expect((await rowsOf(owner.org.id)).map((e) => e.lst_invite_movimentation_types)).toEqual([null]);
+
+    const viewer = await addMember(owner.org, 'VIEWER');
+    const denied = await app.call('PATCH', `/api/establishments/${id}`, { token: viewer.access, body: { lst_invite_movimentation_types: ['BOTH'] } });
+    expect([denied.status, denied.body.error]).toEqual([403, 'FORBIDDEN']);
+  });
+
+  test('lst_invite_movimentation_types through GraphQL', async () => {
+    const owner = await member(app, 'OWNER');
+    const res = await app.graphql(
+      'mutation($input: EstablishmentCreateInput!) { createEstablishment(input: $input) { id lst_invite_movimentation_types } }',
+      { input: { ...body(), lst_invite_movimentation_types: ['BOTH', 'INGRESS'] } },
+      owner.access,
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.createEstablishment.lst_invite_movimentation_types).toEqual(['INGRESS', 'BOTH']);
+    const bad = await app.graphql('mutation($id: UUID!) { updateEstablishment(id: $id, input: { lst_invite_movimentation_types: ["NOWHERE"] }) { id } }', { id: res.body.data.createEstablishment.id }, owner.access);
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', detail: { fields: { lst_invite_movimentation_types: [expect.stringContaining('NOWHERE')] } } });
+  });
+
   test('changing the county re-checks the CAR against it', async () => {
     const owner = await member(app, 'OWNER');
     const e = await create(owner.access, { str_car: carOf(county) });

@@ -118,13 +118,17 @@ describe('POST /api/invites', () => {
     const owner = await member(app, 'OWNER');
     const invitee = await member(app, 'OWNER');
     const { unitId, establishmentId } = await place(owner.access);
-    // no input sets the list yet: written straight to the database
-    await db().execute(`update establishment set lst_invite_movimentation_types = '["INGRESS"]'::jsonb where id = ?`, [establishmentId]);
-    const bad = await app.call('POST', '/api/invites', { token: owner.access, body: { control_unit_id: unitId, user_id: invitee.user.id, str_movimentation_type: 'EGRESS' } });
-    expect(bad.status).toBe(422);
-    expect(Object.keys(bad.body.detail.fields)).toEqual(['str_movimentation_type']);
+    const set = await app.call('PATCH', `/api/establishments/${establishmentId}`, { token: owner.access, body: { lst_invite_movimentation_types: ['INGRESS'] } });
+    expect([set.status, set.body.data.lst_invite_movimentation_types]).toEqual([200, ['INGRESS']]);
+    for (const type of ['EGRESS', 'BOTH']) {
+      const bad = await app.call('POST', '/api/invites', { token: owner.access, body: { control_unit_id: unitId, user_id: invitee.user.id, str_movimentation_type: type } });
+      expect([bad.status, bad.body.error, bad.body.detail.fields]).toEqual([422, 'VALIDATION_FAILED', { str_movimentation_type: ['the establishment accepts INGRESS'] }]);
+    }
     expect(await invitesOfUnit(unitId)).toHaveLength(0);
     await invite(owner.access, unitId, invitee.user.id, { str_movimentation_type: 'INGRESS' });
+    // null lifts the restriction
+    await app.call('PATCH', `/api/establishments/${establishmentId}`, { token: owner.access, body: { lst_invite_movimentation_types: null } });
+    await invite(owner.access, unitId, (await member(app, 'OWNER')).user.id, { str_movimentation_type: 'EGRESS' });
   });
 
   it('only owners and managers of the unit organization invite; other organizations get 422 (unit not visible)', async () => {

@@ -5,6 +5,7 @@ import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
 import type { ControlUnit as ControlUnitEntity } from '../../src/places/control-unit.entity.js';
 import type { Establishment as EstablishmentEntity } from '../../src/places/establishment.entity.js';
+import { MOVIMENTATION_TYPES } from '../../src/access/invite.rules.js';
 import { geoPointOf, maskDocument } from '../../src/places/establishment.rules.js';
 import { County } from './county.type.js';
 import { ControlUnitTypeEnum, EstablishmentStatusEnum, EstablishmentTypeEnum, PredominantPhaseEnum, PredominantSystemEnum, SocioenvironmentalStatusEnum } from './enums.js';
@@ -250,6 +251,7 @@ export class EstablishmentUpdateInput {
   @Field(() => Float, { nullable: true }) dec_area?: number;
   @Field(() => Float, { nullable: true }) dec_exploration_area?: number;
   @Field(() => GeoPointInput, { nullable: true }) geo_location?: GeoPointInput;
+  @Field(() => [String], { nullable: true, description: `Which invites its units accept: ${MOVIMENTATION_TYPES.join(', ')}; null accepts any` }) lst_invite_movimentation_types?: string[] | null;
   @Field(() => String, { nullable: true }) str_address?: string;
   @Field(() => String, { nullable: true }) str_car?: string;
   @Field(() => String, { nullable: true }) str_code?: string;

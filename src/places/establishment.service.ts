@@ -22,6 +22,7 @@ import {
   geoPointProblem,
   normalizeCar,
   normalizeEstablishmentDocument,
+  normalizeInviteMovimentationTypes,
   normalizeZipCode,
   oneOf,
   statusTransitionProblem,
@@ -46,6 +47,8 @@ export interface EstablishmentInput {
   dec_area?: number | null;
   dec_exploration_area?: number | null;
   geo_location?: { type?: string | null; coordinates?: number[] | null } | null;
+  /** INGRESS, EGRESS, BOTH: the invites its units accept (null: any). Typed unknown: the core checks it is an array. */
+  lst_invite_movimentation_types?: unknown;
   responsible_user?: ResponsibleUserInput | null;
   responsible_user_id?: string | null;
   str_address?: string | null;
@@ -78,6 +81,7 @@ const MANAGED_FIELDS = [
   'county_id',
   'dec_area',
   'dec_exploration_area',
+  'lst_invite_movimentation_types',
   'num_longitude',
   'num_latitude',
   'responsible_user_id',
@@ -226,7 +230,7 @@ export class EstablishmentService {
         const value = values[f];
         if (value === undefined) continue;
         const before = establishment[f];
-        const same = f.startsWith('dec_') ? numeric(before as string | null) === numeric(value as string | null) : before === value;
+        const same = f.startsWith('dec_') ? numeric(before as string | null) === numeric(value as string | null) : f.startsWith('lst_') ? JSON.stringify(before) === JSON.stringify(value) : before === value;
         if (same) continue;
         (establishment as unknown as Record<string, unknown>)[f] = value;
         changes[f] = value;
@@ -374,6 +378,11 @@ function normalize(check: Checker, input: EstablishmentInput): Values {
         out.num_latitude = input.geo_location.coordinates![1];
       }
     }
+  }
+  if (input.lst_invite_movimentation_types !== undefined) {
+    const result = normalizeInviteMovimentationTypes(input.lst_invite_movimentation_types);
+    if ('problem' in result) check.add('lst_invite_movimentation_types', result.problem);
+    else out.lst_invite_movimentation_types = result.types;
   }
   if (input.ts_unsafe_client_created_at !== undefined) out.ts_unsafe_client_created_at = input.ts_unsafe_client_created_at;
   return out;
