@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { cnpj, cpf, email, lastMail, login, makeUser, member, tokenIn, official as officialIn } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, carOf, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
 import type { Role } from '../src/identity/membership.entity.js';
@@ -452,6 +452,19 @@ describe('updates', () => {
     expect(res.body.data.createEstablishment.lst_invite_movimentation_types).toEqual(['INGRESS', 'BOTH']);
     const bad = await app.graphql('mutation($id: UUID!) { updateEstablishment(id: $id, input: { lst_invite_movimentation_types: ["NOWHERE"] }) { id } }', { id: res.body.data.createEstablishment.id }, owner.access);
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', detail: { fields: { lst_invite_movimentation_types: [expect.stringContaining('NOWHERE')] } } });
+  });
+
+  test('an update waits for whoever holds the row (a unit being added holds it shared) instead of failing', async () => {
+    const owner = await member(app, 'OWNER');
+    const e = await create(owner.access);
+    let patch: Promise<Reply> | undefined;
+    await db().transactional(async (tx) => {
+      await tx.execute('select 1 from establishment where id = ? for share', [e.id]);
+      patch = app.call('PATCH', `/api/establishments/${e.id}`, { token: owner.access, body: { str_name: 'Depois' } });
+      await Promise.race([patch, new Promise((resolve) => setTimeout(resolve, 500))]);
+    });
+    const res = await patch!;
+    expect([res.status, res.body.data?.str_name]).toEqual([200, 'Depois']);
   });
 
   test('changing the county re-checks the CAR against it', async () => {

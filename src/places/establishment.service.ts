@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import type { AuthService } from '../identity/auth.service.js';
@@ -220,7 +221,7 @@ export class EstablishmentService {
     }
 
     return em.transactional(async (tx) => {
-      const establishment = await tx.findOneOrFail(Establishment, { id }, { lockMode: 4 });
+      const establishment = await tx.findOneOrFail(Establishment, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const countyId = values.county_id !== undefined ? (values.county_id as string | null) : establishment.county_id;
       const county = countyId ? await this.resolveCounty(tx, countyId, null) : null;
       checkCarAndAreas(values, county, establishment);
