@@ -19,6 +19,9 @@ export const STATUS_TRANSITIONS: Record<EstablishmentStatus, readonly Establishm
   INACTIVE: [],
 };
 
+/** Suspension stops movements, not registration: units are added while ACTIVE or SUSPENDED, never once INACTIVE. */
+export const UNIT_REGISTRATION_STATUSES: readonly EstablishmentStatus[] = ['ACTIVE', 'SUSPENDED'];
+
 export const oneOf = <T extends string>(values: readonly T[], value: unknown): value is T => typeof value === 'string' && (values as readonly string[]).includes(value);
 
 const CAR = /^([A-Z]{2})-(\d{7})-([0-9A-F]{32})$/;
