@@ -17,7 +17,7 @@ export interface Context {
 }
 
 export function createContext(parts: Omit<Context, 'loaders'>): Context {
-  return { ...parts, loaders: createLoaders(parts.em) };
+  return { ...parts, loaders: createLoaders(parts.em, parts.actor) };
 }
 
 export function requireActor(ctx: Context): Actor {

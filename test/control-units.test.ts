@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
-import { member } from './helpers/factories.js';
+import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { member, official } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
 import type { Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
@@ -158,6 +158,44 @@ describe('POST /api/control-units', () => {
     expect(changed.status).toBe(422);
     expect(changed.body.error).toBe('CONFLICT');
     expect(await unitsOf(e.id)).toHaveLength(1);
+  });
+
+  test('a SUSPENDED establishment still gets units; an INACTIVE one is refused with 422 INVALID_STATE naming its status, nothing written', async () => {
+    const owner = await member(app, 'OWNER');
+    const authority = await official(app, county.id);
+    const e = await establishment(owner.access);
+    const setStatus = async (str_status: string) => {
+      const res = await app.call('PATCH', `/api/establishments/${e.id}`, { token: authority.access, body: { str_status } });
+      expect([res.status, res.body.data?.str_status]).toEqual([200, str_status]);
+    };
+    await setStatus('SUSPENDED');
+    const early = body(e.id, { id: randomUUID() });
+    expect((await app.call('POST', '/api/control-units', { token: owner.access, body: early })).status).toBe(201);
+    await setStatus('ACTIVE');
+    await setStatus('INACTIVE');
+    for (const path of ['/api/control-units', '/api/v1/control-units']) {
+      const res = await app.call('POST', path, { token: owner.access, body: body(e.id) });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ error: 'INVALID_STATE', detail: { field: 'str_status', str_status: 'INACTIVE', allowed: ['ACTIVE', 'SUSPENDED'], message: expect.any(String) } });
+    }
+    expect(await unitsOf(e.id)).toHaveLength(1);
+    // A retry of a create that happened before is still answered by its replay.
+    const replay = await app.call('POST', '/api/control-units', { token: owner.access, body: early });
+    expect([replay.status, replay.body.data.id]).toEqual([201, early.id]);
+  });
+
+  test('a unit added while the establishment is being made INACTIVE waits for that change and is refused', async () => {
+    const owner = await member(app, 'OWNER');
+    const e = await establishment(owner.access);
+    let post: Promise<Reply> | undefined;
+    await db().transactional(async (tx) => {
+      await tx.execute(`update establishment set str_status = 'INACTIVE' where id = ?`, [e.id]);
+      post = app.call('POST', '/api/control-units', { token: owner.access, body: body(e.id) });
+      await Promise.race([post, new Promise((resolve) => setTimeout(resolve, 500))]);
+    });
+    const res = await post!;
+    expect([res.status, res.body.error, res.body.detail?.str_status]).toEqual([422, 'INVALID_STATE', 'INACTIVE']);
+    expect(await unitsOf(e.id)).toHaveLength(0);
   });
 });
 

@@ -7,6 +7,7 @@ import {
   maskDocument,
   normalizeCar,
   normalizeEstablishmentDocument,
+  normalizeInviteMovimentationTypes,
   normalizeZipCode,
   oneOf,
   statusTransitionProblem,
@@ -130,5 +131,26 @@ describe('enums and status transitions', () => {
     expect(statusTransitionProblem('ACTIVE', 'INACTIVE')).toBeNull();
     expect(statusTransitionProblem('SUSPENDED', 'INACTIVE')).toEqual(['ACTIVE']);
     expect(statusTransitionProblem('INACTIVE', 'ACTIVE')).toEqual([]);
+  });
+});
+
+describe('invite movimentation types', () => {
+  test('known values are kept once, in INGRESS, EGRESS, BOTH order; null and an empty list restrict nothing (null)', () => {
+    expect(normalizeInviteMovimentationTypes(['BOTH', 'INGRESS', 'BOTH'])).toEqual({ types: ['INGRESS', 'BOTH'] });
+    expect(normalizeInviteMovimentationTypes(['EGRESS'])).toEqual({ types: ['EGRESS'] });
+    expect(normalizeInviteMovimentationTypes(null)).toEqual({ types: null });
+    expect(normalizeInviteMovimentationTypes([])).toEqual({ types: null });
+  });
+
+  test.each([
+    ['a string', 'INGRESS'],
+    ['an object', { INGRESS: true }],
+    ['a number', 3],
+  ])('%s is not an array', (_label, value) => {
+    expect(normalizeInviteMovimentationTypes(value)).toEqual({ problem: 'must be an array of INGRESS, EGRESS, BOTH' });
+  });
+
+  test('unknown values are named', () => {
+    expect(normalizeInviteMovimentationTypes(['INGRESS', 'ingress', 4, null])).toEqual({ problem: 'must hold only INGRESS, EGRESS, BOTH, not "ingress", 4, null' });
   });
 });

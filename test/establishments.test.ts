@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { cnpj, cpf, email, lastMail, login, makeUser, member, tokenIn, official as officialIn } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, carOf, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
 import type { Role } from '../src/identity/membership.entity.js';
@@ -400,6 +400,73 @@ describe('updates', () => {
     expect((await events(e.id)).map((x) => x.str_type)).toEqual(['ESTABLISHMENT_CREATED', 'ESTABLISHMENT_UPDATED', 'ESTABLISHMENT_UPDATED']);
   });
 
+  test('lst_invite_movimentation_types: set on create and by PUT/PATCH (both APIs), deduplicated, null clears; recorded in the events', async () => {
+    const owner = await member(app, 'OWNER');
+    const created = await app.call('POST', '/api/v1/establishments', { token: owner.access, body: { ...body(), str_ibge_code: county.str_ibge_code, lst_invite_movimentation_types: ['EGRESS', 'INGRESS', 'EGRESS'] } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('warning')).toBeNull();
+    const id = created.body.data.id;
+    expect(created.body.data.lst_invite_movimentation_types).toEqual(['INGRESS', 'EGRESS']);
+    const put = await app.call('PUT', `/api/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: ['BOTH'] } });
+    expect([put.status, put.body.data.lst_invite_movimentation_types]).toEqual([200, ['BOTH']]);
+    const read = await app.call('GET', `/api/v1/establishments/${id}`, { token: owner.access });
+    expect(read.body.data.lst_invite_movimentation_types).toEqual(['BOTH']);
+    const same = await app.call('PATCH', `/api/v1/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: ['BOTH', 'BOTH'] } });
+    expect(same.status).toBe(200);
+    const cleared = await app.call('PATCH', `/api/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: null } });
+    expect([cleared.status, cleared.body.data.lst_invite_movimentation_types]).toEqual([200, null]);
+    const again = await app.call('PATCH', `/api/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: ['INGRESS'] } });
+    expect(again.body.data.lst_invite_movimentation_types).toEqual(['INGRESS']);
+    expect((await app.call('PATCH', `/api/establishments/${id}`, { token: owner.access, body: { lst_invite_movimentation_types: [] } })).body.data.lst_invite_movimentation_types).toBeNull();
+
+    const history = (await events(id)).map((x) => [x.str_type, JSON.parse(x.str_payload).changes.lst_invite_movimentation_types]);
+    expect(history).toEqual([
+      ['ESTABLISHMENT_CREATED', ['INGRESS', 'EGRESS']],
+      ['ESTABLISHMENT_UPDATED', ['BOTH']],
+      ['ESTABLISHMENT_UPDATED', null],
+      ['ESTABLISHMENT_UPDATED', ['INGRESS']],
+      ['ESTABLISHMENT_UPDATED', null],
+    ]);
+
+    for (const bad of [['INGRESS', 'SIDEWAYS'], [7], true, { INGRESS: true }, ['INGRESS', null]]) {
+      for (const [method, path] of [['PATCH', `/api/establishments/${id}`], ['POST', '/api/establishments']] as const) {
+        const res = await app.call(method, path, { token: owner.access, body: { ...(method === 'POST' ? body() : {}), lst_invite_movimentation_types: bad } });
+        expect([res.status, res.body.error, Object.keys(res.body.detail.fields)]).toEqual([422, 'VALIDATION_FAILED', ['lst_invite_movimentation_types']]);
+      }
+    }
+    expect((await rowsOf(owner.org.id)).map((e) => e.lst_invite_movimentation_types)).toEqual([null]);
+
+    const viewer = await addMember(owner.org, 'VIEWER');
+    const denied = await app.call('PATCH', `/api/establishments/${id}`, { token: viewer.access, body: { lst_invite_movimentation_types: ['BOTH'] } });
+    expect([denied.status, denied.body.error]).toEqual([403, 'FORBIDDEN']);
+  });
+
+  test('lst_invite_movimentation_types through GraphQL', async () => {
+    const owner = await member(app, 'OWNER');
+    const res = await app.graphql(
+      'mutation($input: EstablishmentCreateInput!) { createEstablishment(input: $input) { id lst_invite_movimentation_types } }',
+      { input: { ...body(), lst_invite_movimentation_types: ['BOTH', 'INGRESS'] } },
+      owner.access,
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.createEstablishment.lst_invite_movimentation_types).toEqual(['INGRESS', 'BOTH']);
+    const bad = await app.graphql('mutation($id: UUID!) { updateEstablishment(id: $id, input: { lst_invite_movimentation_types: ["NOWHERE"] }) { id } }', { id: res.body.data.createEstablishment.id }, owner.access);
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', detail: { fields: { lst_invite_movimentation_types: [expect.stringContaining('NOWHERE')] } } });
+  });
+
+  test('an update waits for whoever holds the row (a unit being added holds it shared) instead of failing', async () => {
+    const owner = await member(app, 'OWNER');
+    const e = await create(owner.access);
+    let patch: Promise<Reply> | undefined;
+    await db().transactional(async (tx) => {
+      await tx.execute('select 1 from establishment where id = ? for share', [e.id]);
+      patch = app.call('PATCH', `/api/establishments/${e.id}`, { token: owner.access, body: { str_name: 'Depois' } });
+      await Promise.race([patch, new Promise((resolve) => setTimeout(resolve, 500))]);
+    });
+    const res = await patch!;
+    expect([res.status, res.body.data?.str_name]).toEqual([200, 'Depois']);
+  });
+
   test('changing the county re-checks the CAR against it', async () => {
     const owner = await member(app, 'OWNER');
     const e = await create(owner.access, { str_car: carOf(county) });
@@ -526,6 +593,33 @@ describe('POST /api/establishments/unrestricted/search', () => {
     expect((await app.call('GET', `/api/establishments/${person.id}`, { token: outsider.access })).status).toBe(404);
     const byDocument = await app.call('POST', '/api/establishments/unrestricted/search', { token: outsider.access, body: { str_document: personDoc } });
     expect(byDocument.status).toBe(422);
+  });
+
+  test("from the unrestricted search into a unit: another organization's establishment and responsible user are null, in as many statements for 2 as for 20", async () => {
+    const outsider = await member(app, 'VIEWER');
+    const query = `query($filter: JSONObject) { establishmentsUnrestricted(filter: $filter, page: { int_max_results: 50 }) { data { id
+      control_units { id str_responsible_user_name responsible_user { str_email } establishment { str_document str_email control_units { id } } } } } }`;
+    const sqlFor = async (n: number) => {
+      const owner = await member(app, 'OWNER');
+      const tag = randomUUID().slice(0, 8);
+      for (let i = 0; i < n; i++) {
+        const e = await create(owner.access, { str_name: `Sítio ${tag} ${i}`, str_document: cnpj(), str_email: 'farm@example.com' });
+        await addUnit(e.id, owner.user.id);
+      }
+      const theirs = await app.graphql(query, { filter: { str_query: tag } }, outsider.access);
+      expect(theirs.body.errors).toBeUndefined();
+      const units = theirs.body.data.establishmentsUnrestricted.data.flatMap((e: { control_units: unknown[] }) => e.control_units);
+      expect(units).toHaveLength(n);
+      for (const u of units) expect(u).toMatchObject({ str_responsible_user_name: owner.user.str_name, responsible_user: null, establishment: null });
+      const own = await app.graphql(query, { filter: { str_query: tag } }, owner.access);
+      const ownUnits = own.body.data.establishmentsUnrestricted.data.flatMap((e: { control_units: unknown[] }) => e.control_units);
+      expect(ownUnits).toHaveLength(n);
+      for (const u of ownUnits) expect(u).toMatchObject({ responsible_user: { str_email: owner.email }, establishment: { str_email: 'farm@example.com', control_units: [{ id: u.id }] } });
+      return [theirs.sql, own.sql];
+    };
+    const [two, twenty] = [await sqlFor(2), await sqlFor(20)];
+    expect(Number.isFinite(two[0])).toBe(true);
+    expect(twenty).toEqual(two);
   });
 });
 

@@ -3,7 +3,7 @@ import type { Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import type { UserType } from '../src/identity/user.entity.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { login, makeUser, member, official as officialIn } from './helpers/factories.js';
+import { cnpj, login, makeUser, member, official as officialIn } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
 
 let app: TestApp;
@@ -249,7 +249,7 @@ describe('reading GTAs', () => {
 
   test('the GTA index runs the same number of statements for 2 and for 20 GTAs (REST and GraphQL with relations)', async () => {
     const sqlFor = async (n: number) => {
-      const { owner, origin, destination } = await setup();
+      const { owner, dest, origin, destination } = await setup();
       for (let i = 0; i < n; i++) {
         const other = i % 2 ? destination : await place(owner.org.id);
         await db().execute(
@@ -258,15 +258,22 @@ describe('reading GTAs', () => {
           [randomUUID(), owner.org.id, randomUUID(), county.str_federative_unit, origin.unitId, other.unitId, origin.establishmentId, other.establishmentId, owner.user.id],
         );
       }
+      await db().execute('update control_unit set responsible_user_id = ? where establishment_id in (select id from establishment where organization_id in (?, ?))', [owner.user.id, owner.org.id, dest.org.id]);
       const rest = await app.call('GET', '/api/gtas', { token: owner.access });
       expect(rest.body.data).toHaveLength(n);
+      // Half the destinations belong to another organization: the scoped relations answer null for those, in the same statements.
       const gql = await app.graphql(
-        '{ gtas { data { id str_status from_establishment { str_name str_county_name str_document } to_establishment { str_name } from_control_unit { str_code establishment { id } } to_control_unit { str_code } responsible_user { str_name } } } }',
+        `{ gtas { data { id str_status from_establishment { str_name str_county_name str_document control_units { id } } to_establishment { str_name }
+          from_control_unit { str_code responsible_user { id } establishment { id control_units { id responsible_user { id } } } }
+          to_control_unit { str_code str_responsible_user_name responsible_user { id } establishment { id } } responsible_user { str_name } } } }`,
         {},
         owner.access,
       );
       expect(gql.body.errors).toBeUndefined();
       expect(gql.body.data.gtas.data).toHaveLength(n);
+      const hidden = gql.body.data.gtas.data.filter((g: { to_control_unit: { establishment: unknown } }) => g.to_control_unit.establishment === null);
+      expect(hidden).toHaveLength(n / 2);
+      for (const g of hidden) expect(g.to_control_unit).toMatchObject({ responsible_user: null, str_responsible_user_name: owner.user.str_name });
       return [rest.sql, gql.sql];
     };
     expect(await sqlFor(20)).toEqual(await sqlFor(2));
@@ -341,5 +348,40 @@ describe('GraphQL', () => {
     expect(cancelled.body.data.cancelGta).toEqual({ id: g.id, str_status: 'CANCELLED' });
     const again = await app.graphql('mutation($id: UUID!) { cancelGta(id: $id) { id } }', { id: g.id }, owner.access);
     expect(again.body.errors[0].extensions.code).toBe('INVALID_STATE');
+  });
+
+  test("a GTA's units lead to the other organization's establishment and responsible user only for that organization (null for the other side)", async () => {
+    const { owner, dest, origin, destination } = await setup();
+    const document = cnpj();
+    await db().execute('update establishment set str_document = ? where id = ?', [document, destination.establishmentId]);
+    await db().execute('update control_unit set responsible_user_id = ? where id = ?', [dest.user.id, destination.unitId]);
+    await db().execute('update control_unit set responsible_user_id = ? where id = ?', [owner.user.id, origin.unitId]);
+    const siblingId = randomUUID();
+    await db().execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, 'Outro', 'PRODUCTION')`, [siblingId, destination.establishmentId, unitCode()]);
+    const g = await createGta(owner.access, { gta: gtaBody(origin.unitId, destination.unitId) });
+    const query = `query($id: UUID!) { gta(id: $id) {
+      from_control_unit { str_responsible_user_name responsible_user { str_email } establishment { str_document control_units { id } } }
+      to_control_unit { str_responsible_user_name responsible_user { str_email } establishment { str_document control_units { id } } } } }`;
+    const ids = (units: { id: string }[]) => units.map((u) => u.id).sort();
+
+    const asOrigin = await app.graphql(query, { id: g.id }, owner.access);
+    expect(asOrigin.body.errors).toBeUndefined();
+    expect(asOrigin.body.data.gta.to_control_unit).toEqual({ str_responsible_user_name: dest.user.str_name, responsible_user: null, establishment: null });
+    expect(asOrigin.body.data.gta.from_control_unit).toEqual({ str_responsible_user_name: owner.user.str_name, responsible_user: { str_email: owner.email }, establishment: { str_document: null, control_units: [{ id: origin.unitId }] } });
+
+    const asDestination = await app.graphql(query, { id: g.id }, dest.access);
+    expect(asDestination.body.errors).toBeUndefined();
+    const to = asDestination.body.data.gta.to_control_unit;
+    expect(to).toMatchObject({ responsible_user: { str_email: dest.email }, establishment: { str_document: document } });
+    expect(ids(to.establishment.control_units)).toEqual([destination.unitId, siblingId].sort());
+    expect(asDestination.body.data.gta.from_control_unit).toEqual({ str_responsible_user_name: owner.user.str_name, responsible_user: null, establishment: null });
+
+    // REST shows both units' Read Only Data to either side, as before.
+    for (const token of [owner.access, dest.access]) {
+      const rest = await app.call('GET', `/api/gtas/${g.id}`, { token });
+      expect(rest.status).toBe(200);
+      expect(rest.body.data.to_control_unit).toEqual({ id: destination.unitId, str_code: destination.code, str_responsible_user_name: dest.user.str_name, ts_created_at: expect.stringMatching(ISO_Z), ts_updated_at: expect.stringMatching(ISO_Z) });
+      expect(rest.body.data.from_control_unit).toMatchObject({ id: origin.unitId, str_responsible_user_name: owner.user.str_name });
+    }
   });
 });

@@ -62,6 +62,16 @@ describe('invite requests', () => {
     expect(await db().count(InviteRequest, { control_unit_id: unitId })).toBe(0);
   });
 
+  it("a type the unit's establishment does not accept is refused (422 naming str_movimentation_type)", async () => {
+    const { owner, requester, establishmentId, unitId } = await setup();
+    const set = await app.call('PATCH', `/api/establishments/${establishmentId}`, { token: owner.access, body: { lst_invite_movimentation_types: ['EGRESS'] } });
+    expect(set.status).toBe(200);
+    const res = await app.call('POST', '/api/invite-requests', { token: requester.access, body: { control_unit_id: unitId, str_movimentation_type: 'INGRESS', str_type: 'VIEWER' } });
+    expect([res.status, res.body.error, res.body.detail.fields]).toEqual([422, 'VALIDATION_FAILED', { str_movimentation_type: ['the establishment accepts EGRESS'] }]);
+    expect(await db().count(InviteRequest, { control_unit_id: unitId })).toBe(0);
+    await request(requester.access, unitId, { str_movimentation_type: 'EGRESS' });
+  });
+
   it('a client id makes the create idempotent', async () => {
     const { requester, unitId } = await setup();
     const id = randomUUID();

@@ -118,13 +118,17 @@ describe('POST /api/invites', () => {
     const owner = await member(app, 'OWNER');
     const invitee = await member(app, 'OWNER');
     const { unitId, establishmentId } = await place(owner.access);
-    // no input sets the list yet: written straight to the database
-    await db().execute(`update establishment set lst_invite_movimentation_types = '["INGRESS"]'::jsonb where id = ?`, [establishmentId]);
-    const bad = await app.call('POST', '/api/invites', { token: owner.access, body: { control_unit_id: unitId, user_id: invitee.user.id, str_movimentation_type: 'EGRESS' } });
-    expect(bad.status).toBe(422);
-    expect(Object.keys(bad.body.detail.fields)).toEqual(['str_movimentation_type']);
+    const set = await app.call('PATCH', `/api/establishments/${establishmentId}`, { token: owner.access, body: { lst_invite_movimentation_types: ['INGRESS'] } });
+    expect([set.status, set.body.data.lst_invite_movimentation_types]).toEqual([200, ['INGRESS']]);
+    for (const type of ['EGRESS', 'BOTH']) {
+      const bad = await app.call('POST', '/api/invites', { token: owner.access, body: { control_unit_id: unitId, user_id: invitee.user.id, str_movimentation_type: type } });
+      expect([bad.status, bad.body.error, bad.body.detail.fields]).toEqual([422, 'VALIDATION_FAILED', { str_movimentation_type: ['the establishment accepts INGRESS'] }]);
+    }
     expect(await invitesOfUnit(unitId)).toHaveLength(0);
     await invite(owner.access, unitId, invitee.user.id, { str_movimentation_type: 'INGRESS' });
+    // null lifts the restriction
+    await app.call('PATCH', `/api/establishments/${establishmentId}`, { token: owner.access, body: { lst_invite_movimentation_types: null } });
+    await invite(owner.access, unitId, (await member(app, 'OWNER')).user.id, { str_movimentation_type: 'EGRESS' });
   });
 
   it('only owners and managers of the unit organization invite; other organizations get 422 (unit not visible)', async () => {
@@ -219,6 +223,32 @@ describe('PUT/PATCH /api/invites/:id', () => {
     expect([revoked.status, revoked.body.data.str_status]).toEqual([200, 'REVOKED']);
     expect((await app.call('GET', `/api/control-units/${unitId}`, { token: invitee.access })).status).toBe(404);
     expect((await app.call('GET', `/api/establishments/${establishmentId}`, { token: invitee.access })).status).toBe(404);
+  });
+
+  it("an invitee sees its unit among the establishment's units, not the siblings, and who answers for the unit only once accepted", async () => {
+    const { owner, invitee, unitId, establishmentId } = await setup();
+    await db().execute('update control_unit set responsible_user_id = ? where id = ?', [owner.user.id, unitId]);
+    const sibling = await app.call('POST', '/api/control-units', { token: owner.access, body: { establishment_id: establishmentId, str_code: unitCode(), str_name: 'Outro', str_type: 'PRODUCTION', responsible_user_id: owner.user.id } });
+    expect(sibling.status).toBe(201);
+    const inv = await invite(owner.access, unitId, invitee.user.id);
+    const pending = await app.call('GET', `/api/invites/${inv.id}`, { token: invitee.access });
+    expect(pending.body.data.control_unit).toMatchObject({ id: unitId, establishment_id: establishmentId, responsible_user: null });
+    expect((await app.call('PATCH', `/api/invites/${inv.id}`, { token: invitee.access, body: { bl_accepted: true } })).status).toBe(200);
+    const accepted = await app.call('GET', `/api/invites/${inv.id}`, { token: invitee.access });
+    expect(accepted.body.data.control_unit.responsible_user.id).toBe(owner.user.id);
+
+    const query = 'query($id: UUID!) { establishment(id: $id) { control_units { id responsible_user { id } establishment { id } } } }';
+    const asInvitee = await app.graphql(query, { id: establishmentId }, invitee.access);
+    expect(asInvitee.body.errors).toBeUndefined();
+    expect(asInvitee.body.data.establishment.control_units).toEqual([{ id: unitId, responsible_user: { id: owner.user.id }, establishment: { id: establishmentId } }]);
+    const read = await app.call('GET', `/api/establishments/${establishmentId}`, { token: invitee.access });
+    expect(read.body.data.control_units.map((u: { id: string }) => u.id)).toEqual([unitId]);
+    const index = await app.call('GET', '/api/establishments', { token: invitee.access });
+    expect(index.body.data.find((e: { id: string }) => e.id === establishmentId).control_units.map((u: { id: string }) => u.id)).toEqual([unitId]);
+
+    const asOwner = await app.graphql(query, { id: establishmentId }, owner.access);
+    expect(asOwner.body.data.establishment.control_units.map((u: { id: string }) => u.id).sort()).toEqual([unitId, sibling.body.data.id].sort());
+    expect(asOwner.body.data.establishment.control_units.every((u: { responsible_user: { id: string } }) => u.responsible_user.id === owner.user.id)).toBe(true);
   });
 
   it('the author changes the other fields while PENDING (PUT and PATCH)', async () => {

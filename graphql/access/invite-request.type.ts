@@ -28,7 +28,7 @@ export class InviteRequest {
 export class InviteRequestFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
   async control_unit(@Root() r: InviteRequestEntity, @Ctx() ctx: Context): Promise<ControlUnit | null> {
-    return (await ctx.loaders.controlUnitById.load(r.control_unit_id)) as unknown as ControlUnit | null;
+    return (await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id)) as unknown as ControlUnit | null;
   }
 
   @FieldResolver(() => User, { nullable: true })

@@ -31,7 +31,7 @@ export class Invite {
 export class InviteFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
   async control_unit(@Root() i: InviteEntity, @Ctx() ctx: Context): Promise<ControlUnit | null> {
-    return (await ctx.loaders.controlUnitById.load(i.control_unit_id)) as unknown as ControlUnit | null;
+    return (await ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id)) as unknown as ControlUnit | null;
   }
 
   @FieldResolver(() => User, { nullable: true })

@@ -58,13 +58,13 @@ export class AnimalFieldsResolver {
 
   @FieldResolver(() => String, { nullable: true })
   async str_last_control_unit_code(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return (await ctx.loaders.controlUnitById.load(a.last_control_unit_id))?.str_code ?? null;
+    return (await ctx.loaders.unrestrictedControlUnitById.load(a.last_control_unit_id))?.str_code ?? null;
   }
 
   @FieldResolver(() => String, { nullable: true })
   async str_establishment_name(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
-    const unit = await ctx.loaders.controlUnitById.load(a.last_control_unit_id);
-    return unit ? ((await ctx.loaders.establishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+    const unit = await ctx.loaders.unrestrictedControlUnitById.load(a.last_control_unit_id);
+    return unit ? ((await ctx.loaders.unrestrictedEstablishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
   }
 }
 

@@ -57,22 +57,22 @@ export class GtaFieldsResolver {
 
   @FieldResolver(() => ControlUnit)
   async from_control_unit(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.controlUnitById.load(g.from_control_unit_id)) as unknown as ControlUnit;
+    return (await ctx.loaders.unrestrictedControlUnitById.load(g.from_control_unit_id)) as unknown as ControlUnit;
   }
 
   @FieldResolver(() => ControlUnit)
   async to_control_unit(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.controlUnitById.load(g.to_control_unit_id)) as unknown as ControlUnit;
+    return (await ctx.loaders.unrestrictedControlUnitById.load(g.to_control_unit_id)) as unknown as ControlUnit;
   }
 
   @FieldResolver(() => EstablishmentUnrestricted)
   async from_establishment(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<EstablishmentUnrestricted> {
-    return (await ctx.loaders.establishmentById.load(g.from_establishment_id)) as unknown as EstablishmentUnrestricted;
+    return (await ctx.loaders.unrestrictedEstablishmentById.load(g.from_establishment_id)) as unknown as EstablishmentUnrestricted;
   }
 
   @FieldResolver(() => EstablishmentUnrestricted)
   async to_establishment(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<EstablishmentUnrestricted> {
-    return (await ctx.loaders.establishmentById.load(g.to_establishment_id)) as unknown as EstablishmentUnrestricted;
+    return (await ctx.loaders.unrestrictedEstablishmentById.load(g.to_establishment_id)) as unknown as EstablishmentUnrestricted;
   }
 
   @FieldResolver(() => GtaResponsibleUser, { nullable: true })

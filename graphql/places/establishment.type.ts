@@ -5,6 +5,7 @@ import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
 import type { ControlUnit as ControlUnitEntity } from '../../src/places/control-unit.entity.js';
 import type { Establishment as EstablishmentEntity } from '../../src/places/establishment.entity.js';
+import { MOVIMENTATION_TYPES } from '../../src/access/invite.rules.js';
 import { geoPointOf, maskDocument } from '../../src/places/establishment.rules.js';
 import { County } from './county.type.js';
 import { ControlUnitTypeEnum, EstablishmentStatusEnum, EstablishmentTypeEnum, PredominantPhaseEnum, PredominantSystemEnum, SocioenvironmentalStatusEnum } from './enums.js';
@@ -133,11 +134,6 @@ function sharedFields(of: () => typeof Establishment | typeof EstablishmentUnres
     async str_responsible_user_name(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
       return (await responsibleOf(e, ctx))?.str_name ?? null;
     }
-
-    @FieldResolver(() => [ControlUnit])
-    control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<ControlUnitEntity[]> {
-      return ctx.loaders.controlUnitsOfEstablishment.load(e.id);
-    }
   }
   return SharedFieldsResolver;
 }
@@ -161,6 +157,12 @@ export class EstablishmentFieldsResolver {
   async str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
     return (await responsibleOf(e, ctx))?.str_document ?? null;
   }
+
+  /** An invitee sees its own unit, not the siblings it was not invited to. */
+  @FieldResolver(() => [ControlUnit])
+  control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<ControlUnitEntity[]> {
+    return ctx.loaders.visibleControlUnitsOfEstablishment.load(e.id);
+  }
 }
 
 @Resolver(() => EstablishmentUnrestricted)
@@ -174,18 +176,26 @@ export class EstablishmentUnrestrictedFieldsResolver {
   async str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
     return maskDocument((await responsibleOf(e, ctx))?.str_document ?? null);
   }
+
+  /** Every unit's Read Only Data is public (unrestricted search); what lies behind a unit is scoped on the unit itself. */
+  @FieldResolver(() => [ControlUnit])
+  control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<ControlUnitEntity[]> {
+    return ctx.loaders.unrestrictedControlUnitsOfEstablishment.load(e.id);
+  }
 }
 
 @Resolver(() => ControlUnit)
 export class ControlUnitFieldsResolver {
-  @FieldResolver(() => Establishment)
-  async establishment(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<Establishment> {
-    return (await ctx.loaders.establishmentById.load(u.establishment_id)) as unknown as Establishment;
+  /** A unit is reached from records of other organizations (a GTA's destination, an invite): null unless the caller sees the establishment. */
+  @FieldResolver(() => Establishment, { nullable: true })
+  async establishment(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<Establishment | null> {
+    return (await ctx.loaders.visibleEstablishmentById.load(u.establishment_id)) as unknown as Establishment | null;
   }
 
+  /** E-mail and document: null unless the caller sees the unit (its name is public, str_responsible_user_name). */
   @FieldResolver(() => User, { nullable: true })
   async responsible_user(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return u.responsible_user_id ? ((await ctx.loaders.userById.load(u.responsible_user_id)) as unknown as User | null) : null;
+    return u.responsible_user_id ? ((await ctx.loaders.visibleResponsibleUserOfUnit.load(u.id)) as unknown as User | null) : null;
   }
 
   @FieldResolver(() => String, { nullable: true })
@@ -241,6 +251,7 @@ export class EstablishmentUpdateInput {
   @Field(() => Float, { nullable: true }) dec_area?: number;
   @Field(() => Float, { nullable: true }) dec_exploration_area?: number;
   @Field(() => GeoPointInput, { nullable: true }) geo_location?: GeoPointInput;
+  @Field(() => [String], { nullable: true, description: `Which invites its units accept: ${MOVIMENTATION_TYPES.join(', ')}; null accepts any` }) lst_invite_movimentation_types?: string[] | null;
   @Field(() => String, { nullable: true }) str_address?: string;
   @Field(() => String, { nullable: true }) str_car?: string;
   @Field(() => String, { nullable: true }) str_code?: string;

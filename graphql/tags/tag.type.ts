@@ -61,7 +61,7 @@ export class TagsBox {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
-const unitOf = (ctx: Context, id: string | null) => (id ? ctx.loaders.controlUnitById.load(id) : null);
+const unitOf = (ctx: Context, id: string | null) => (id ? ctx.loaders.unrestrictedControlUnitById.load(id) : null);
 
 @Resolver(() => Tag)
 export class TagFieldsResolver {

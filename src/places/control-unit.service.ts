@@ -12,7 +12,7 @@ import { Checker } from '../shared/validation.js';
 import { ControlUnit } from './control-unit.entity.js';
 import { Establishment } from './establishment.entity.js';
 import { controlUnitPolicy, establishmentPolicy } from './establishment.policy.js';
-import { CONTROL_UNIT_TYPES, PREDOMINANT_PHASES, PREDOMINANT_SYSTEMS, oneOf } from './establishment.rules.js';
+import { CONTROL_UNIT_TYPES, PREDOMINANT_PHASES, PREDOMINANT_SYSTEMS, UNIT_REGISTRATION_STATUSES, oneOf, type EstablishmentStatus } from './establishment.rules.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
 
 export interface ControlUnitInput {
@@ -68,6 +68,7 @@ export class ControlUnitService {
         const replayed = await replayCreate(tx, ControlUnit, 'control_unit', 'ControlUnit', 'CONTROL_UNIT_CREATED', input.id, hash, (r) => r.establishment_id === establishment.id);
         if (replayed) return replayed;
       }
+      await checkAcceptsUnits(tx, establishment.id);
       if (values.responsible_user_id) await checkResponsible(tx, actor, values.responsible_user_id);
       await checkUnique(tx, values.str_code!, null);
       const unit = tx.create(ControlUnit, {
@@ -127,6 +128,15 @@ function normalize(check: Checker, input: ControlUnitInput): Partial<Record<Fiel
 
 async function checkResponsible(tx: EntityManager, actor: Actor, userId: string): Promise<void> {
   if (!(await findVisible(tx, User, '"user" u', userPolicy.scope(actor), userId))) throw DomainError.field('responsible_user_id', 'no such user');
+}
+
+/** Under a share lock: a concurrent status change waits for this unit, or this unit sees the new status. */
+async function checkAcceptsUnits(tx: EntityManager, establishmentId: string): Promise<void> {
+  const [row] = await tx.execute<{ str_status: EstablishmentStatus }[]>('select str_status from establishment where id = ? for share', [establishmentId]);
+  const status = row!.str_status;
+  if (!UNIT_REGISTRATION_STATUSES.includes(status)) {
+    throw new DomainError('INVALID_STATE', { field: 'str_status', str_status: status, allowed: [...UNIT_REGISTRATION_STATUSES], message: `control units are added to ${UNIT_REGISTRATION_STATUSES.join(' or ')} establishments` });
+  }
 }
 
 async function checkUnique(tx: EntityManager, code: string, exceptId: string | null): Promise<void> {

@@ -1,3 +1,4 @@
+import { MOVIMENTATION_TYPES } from '../access/invite.rules.js';
 import { isCpf, isDocument, normalizeDocument } from '../shared/validation.js';
 
 export const ESTABLISHMENT_TYPES = ['FARM', 'SLAUGHTERHOUSE', 'FEEDLOT', 'AUCTION', 'EXHIBITION', 'OTHER'] as const;
@@ -17,6 +18,9 @@ export const STATUS_TRANSITIONS: Record<EstablishmentStatus, readonly Establishm
   SUSPENDED: ['ACTIVE'],
   INACTIVE: [],
 };
+
+/** Suspension stops movements, not registration: units are added while ACTIVE or SUSPENDED, never once INACTIVE. */
+export const UNIT_REGISTRATION_STATUSES: readonly EstablishmentStatus[] = ['ACTIVE', 'SUSPENDED'];
 
 export const oneOf = <T extends string>(values: readonly T[], value: unknown): value is T => typeof value === 'string' && (values as readonly string[]).includes(value);
 
@@ -68,6 +72,19 @@ export function geoPointProblem(point: { type?: unknown; coordinates?: unknown }
   if (c[0] < -180 || c[0] > 180) return 'longitude must be from -180 to 180';
   if (c[1] < -90 || c[1] > 90) return 'latitude must be from -90 to 90';
   return null;
+}
+
+/**
+ * Which invite movimentation types the establishment's units accept, as stored: each once, in
+ * MOVIMENTATION_TYPES order. null, like an empty list, restricts nothing, so both are stored as null.
+ */
+export function normalizeInviteMovimentationTypes(value: unknown): { types: string[] | null } | { problem: string } {
+  if (value === null) return { types: null };
+  if (!Array.isArray(value)) return { problem: `must be an array of ${MOVIMENTATION_TYPES.join(', ')}` };
+  const unknown = value.filter((v) => !oneOf(MOVIMENTATION_TYPES, v));
+  if (unknown.length) return { problem: `must hold only ${MOVIMENTATION_TYPES.join(', ')}, not ${unknown.map((v) => JSON.stringify(v)).join(', ')}` };
+  const types = MOVIMENTATION_TYPES.filter((t) => value.includes(t));
+  return { types: types.length ? types : null };
 }
 
 /** A person's CPF is personal data: unrestricted reads see `***.456.789-**`. A company's CNPJ is public and shown as stored. */

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import type { AuthService } from '../identity/auth.service.js';
@@ -22,6 +23,7 @@ import {
   geoPointProblem,
   normalizeCar,
   normalizeEstablishmentDocument,
+  normalizeInviteMovimentationTypes,
   normalizeZipCode,
   oneOf,
   statusTransitionProblem,
@@ -46,6 +48,8 @@ export interface EstablishmentInput {
   dec_area?: number | null;
   dec_exploration_area?: number | null;
   geo_location?: { type?: string | null; coordinates?: number[] | null } | null;
+  /** INGRESS, EGRESS, BOTH: the invites its units accept (null: any). Typed unknown: the core checks it is an array. */
+  lst_invite_movimentation_types?: unknown;
   responsible_user?: ResponsibleUserInput | null;
   responsible_user_id?: string | null;
   str_address?: string | null;
@@ -78,6 +82,7 @@ const MANAGED_FIELDS = [
   'county_id',
   'dec_area',
   'dec_exploration_area',
+  'lst_invite_movimentation_types',
   'num_longitude',
   'num_latitude',
   'responsible_user_id',
@@ -216,7 +221,7 @@ export class EstablishmentService {
     }
 
     return em.transactional(async (tx) => {
-      const establishment = await tx.findOneOrFail(Establishment, { id }, { lockMode: 4 });
+      const establishment = await tx.findOneOrFail(Establishment, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const countyId = values.county_id !== undefined ? (values.county_id as string | null) : establishment.county_id;
       const county = countyId ? await this.resolveCounty(tx, countyId, null) : null;
       checkCarAndAreas(values, county, establishment);
@@ -226,7 +231,7 @@ export class EstablishmentService {
         const value = values[f];
         if (value === undefined) continue;
         const before = establishment[f];
-        const same = f.startsWith('dec_') ? numeric(before as string | null) === numeric(value as string | null) : before === value;
+        const same = f.startsWith('dec_') ? numeric(before as string | null) === numeric(value as string | null) : f.startsWith('lst_') ? JSON.stringify(before) === JSON.stringify(value) : before === value;
         if (same) continue;
         (establishment as unknown as Record<string, unknown>)[f] = value;
         changes[f] = value;
@@ -374,6 +379,11 @@ function normalize(check: Checker, input: EstablishmentInput): Values {
         out.num_latitude = input.geo_location.coordinates![1];
       }
     }
+  }
+  if (input.lst_invite_movimentation_types !== undefined) {
+    const result = normalizeInviteMovimentationTypes(input.lst_invite_movimentation_types);
+    if ('problem' in result) check.add('lst_invite_movimentation_types', result.problem);
+    else out.lst_invite_movimentation_types = result.types;
   }
   if (input.ts_unsafe_client_created_at !== undefined) out.ts_unsafe_client_created_at = input.ts_unsafe_client_created_at;
   return out;

@@ -9,6 +9,9 @@ export interface Scope {
   params: unknown[];
 }
 
+/** The scope of a caller without a valid token: nothing. */
+export const NOTHING: Scope = { sql: 'false', params: [] };
+
 /** One record the scope lets the caller see, in one statement; null when absent or invisible (a 404 either way). */
 export async function findVisible<T extends object>(em: EntityManager, entity: EntityName<T>, table: string, scope: Scope, id: string): Promise<T | null> {
   const alias = scopeAlias(table);
