@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
@@ -95,7 +96,7 @@ export class AuthService {
   async refresh(em: EntityManager, refreshToken: string | null | undefined): Promise<TokenPair> {
     if (!refreshToken) throw DomainError.field('refresh_token', 'is required');
     return em.transactional(async (tx) => {
-      const row = await tx.findOne(RefreshToken, { token_hash: hashToken(refreshToken) }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+      const row = await tx.findOne(RefreshToken, { token_hash: hashToken(refreshToken) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row) throw DomainError.unauthenticated('invalid refresh token');
       const session = await tx.findOne(AuthSession, { id: row.session_id });
       if (!session || session.ts_revoked_at) throw DomainError.unauthenticated('refresh token revoked');
@@ -197,7 +198,7 @@ export class AuthService {
     checkPassword(check, 'str_password', password);
     check.throwIfAny();
     await em.transactional(async (tx) => {
-      const row = await tx.findOne(UserToken, { token_hash: hashToken(token!), str_purpose: purpose }, { lockMode: 4 });
+      const row = await tx.findOne(UserToken, { token_hash: hashToken(token!), str_purpose: purpose }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row || row.ts_used_at || row.ts_expires_at.getTime() < Date.now()) throw DomainError.field('str_token', 'is invalid, used or expired');
       const user = await tx.findOneOrFail(User, { id: row.user_id });
       row.ts_used_at = new Date();

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
@@ -142,7 +143,7 @@ export class OrganizationService {
   }
 
   private async membership(tx: EntityManager, organizationId: string, userId: string): Promise<Membership> {
-    const m = isUuid(userId) ? await tx.findOne(Membership, { organization_id: organizationId, user_id: userId }, { lockMode: 4 }) : null;
+    const m = isUuid(userId) ? await tx.findOne(Membership, { organization_id: organizationId, user_id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
     if (!m) throw DomainError.notFound('membership');
     return m;
   }

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
@@ -155,7 +156,7 @@ export class UserService {
     if (orgId) check.when(!isUuid(orgId), 'organization_id', 'must be a uuid');
     check.throwIfAny();
     return em.transactional(async (tx) => {
-      user = await tx.findOneOrFail(User, { id: user.id }, { lockMode: 4 });
+      user = await tx.findOneOrFail(User, { id: user.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (email !== undefined && email !== user.str_email) await this.assertUnique(tx, email, '', user.id);
       if (document !== undefined && document !== user.str_document) await this.assertUnique(tx, '', document, user.id);
       if (orgId && (await tx.count(Membership, { user_id: user.id, organization_id: orgId })) === 0) throw DomainError.field('organization_id', 'the user is not a member of this organization');
