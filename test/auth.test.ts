@@ -197,6 +197,15 @@ describe('POST /api/refresh', () => {
     expect((await refresh(a.body.data.str_refresh_token)).status).toBe(200);
   });
 
+  test('two refreshes of one token at the same moment both get the same pair (the second waits for the first)', async () => {
+    const person = await makeUser(app);
+    const first = await login(app, person);
+    const replies = await Promise.all([refresh(first.refresh), refresh(first.refresh), refresh(first.refresh)]);
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(new Set(replies.map((r) => r.body.data.str_refresh_token)).size).toBe(1);
+    expect((await whoami(replies[0]!.body.data.str_access_token)).status).toBe(200);
+  });
+
   test('reuse after the grace window revokes the whole family', async () => {
     const person = await makeUser(app);
     const first = await login(app, person);
