@@ -25,7 +25,8 @@ const UNRESTRICTED_KEYS = [
 const PARTIAL_KEYS = [...UNRESTRICTED_KEYS, 'organization_id', 'str_email', 'str_zip_code'].sort();
 const ESTABLISHMENT_KEYS = [...PARTIAL_KEYS, 'county', 'responsible_user'].sort();
 const UNIT_WITHOUT_ESTABLISHMENT_KEYS = ['id', 'establishment_id', 'responsible_user', 'str_code', 'str_name', 'str_type', 'str_predominant_phase', 'str_predominant_system', 'ts_created_at', 'ts_updated_at'].sort();
-const READ_ONLY_UNIT_KEYS = ['id', 'str_code', 'str_responsible_user_name', 'ts_created_at', 'ts_updated_at'].sort();
+/** Control Unit Data Without Establishment without the responsible User record (its name only). */
+const UNRESTRICTED_UNIT_KEYS = ['id', 'establishment_id', 'str_code', 'str_name', 'str_type', 'str_predominant_phase', 'str_predominant_system', 'str_responsible_user_name', 'ts_created_at', 'ts_updated_at'].sort();
 
 const db = () => app.service.orm.em.fork();
 const rowsOf = (organizationId: string) => db().find(Establishment, { organization_id: organizationId });
@@ -586,7 +587,7 @@ describe('POST /api/establishments/unrestricted/search', () => {
       expect(b.str_document).toBe(`***.${personDoc.slice(3, 6)}.${personDoc.slice(6, 9)}-**`);
       expect(b.str_responsible_document).toBe(`***.${owner.document.slice(3, 6)}.${owner.document.slice(6, 9)}-**`);
       expect(b.control_units).toHaveLength(1);
-      expect(Object.keys(b.control_units[0]).sort()).toEqual(READ_ONLY_UNIT_KEYS);
+      expect(Object.keys(b.control_units[0]).sort()).toEqual(UNRESTRICTED_UNIT_KEYS);
       expect(b.control_units[0].str_responsible_user_name).toBe(owner.user.str_name);
     }
     // The same establishments stay invisible to the outsider's own index.
