@@ -51,12 +51,6 @@ export async function evaluate(app: TestApp, token: string, ingress: { id: strin
   return res.body.data;
 }
 
-/** Supplier boxes received and accepted at the unit: returns the evaluated ingress. */
-export async function receiveSupplier(app: TestApp, token: string, unitId: string, boxes: { str_begin: string; str_finish: string }[]): Promise<Rec> {
-  const ingress = await createIngress(app, token, { to_control_unit_id: unitId, tags_boxes: boxes });
-  return evaluate(app, token, ingress);
-}
-
 /** POST /api/tags-egress that must answer 201. */
 export async function createEgress(app: TestApp, token: string, body: unknown): Promise<Rec> {
   const res = await app.call('POST', '/api/tags-egress', { token, body });
