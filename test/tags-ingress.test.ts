@@ -161,6 +161,7 @@ describe('POST /api/tags-ingress from a supplier', () => {
     expect(first.id).toBe(id);
     const again = await createIngress(app, owner.access, body);
     expect(again).toEqual(first);
+    expect(await createIngress(app, owner.access, { ...body, id: id.toUpperCase() })).toEqual(first);
     const other = await post(owner.access, { ...body, str_label: 'changed' });
     expect(other.status).toBe(422);
     expect(other.body.error).toBe('CONFLICT');

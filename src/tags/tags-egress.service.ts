@@ -62,9 +62,11 @@ export class TagsEgressService {
     const { type, picks } = egressShape(input);
     const work = await workUnit(em, actor, 'from_control_unit_id', input.from_control_unit_id);
     const hash = bodyHash({ ...input, id: undefined });
+    // Stored lower-case whatever the client sent, so the record reads back with the id it was created with.
+    const id = input.id?.toLowerCase();
     return em.transactional(async (tx) => {
-      if (input.id) {
-        const replayed = await replayCreate(tx, TagsEgress, 'tags_egress', 'TagsEgress', 'TAGS_EGRESS_SENT', input.id, hash, (r) => r.from_control_unit_id === work.unit.id);
+      if (id) {
+        const replayed = await replayCreate(tx, TagsEgress, 'tags_egress', 'TagsEgress', 'TAGS_EGRESS_SENT', id, hash, (r) => r.from_control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }
       // Any existing unit: tags go to other organizations' units too (a return to the supplier's stock, a sale).
@@ -73,7 +75,7 @@ export class TagsEgressService {
       const operator = await operatorOf(tx, actor, work.establishment.organization_id, input.operator_user_id);
       const boxes = await pickBoxes(tx, work.unit.id, picks);
       const egress = tx.create(TagsEgress, {
-        ...(input.id ? { id: input.id } : {}),
+        ...(id ? { id } : {}),
         from_control_unit_id: work.unit.id,
         to_control_unit_id: to.id,
         operator_user_id: operator,

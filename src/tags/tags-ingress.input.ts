@@ -70,7 +70,7 @@ function listedBoxes(check: Checker, items: TagsIngressBoxInput[]): SupplierBox[
     const size = checkRange(check, field, item?.str_begin, item?.str_finish);
     if (size === null) return;
     total += size;
-    boxes.push({ id: item.id || null, str_code: code || defaultBoxCode(item.str_begin!, item.str_finish!), str_begin: item.str_begin!, str_finish: item.str_finish!, int_quantity: Number(size), field });
+    boxes.push({ id: item.id?.toLowerCase() || null, str_code: code || defaultBoxCode(item.str_begin!, item.str_finish!), str_begin: item.str_begin!, str_finish: item.str_finish!, int_quantity: Number(size), field });
   });
   check.when(total > BigInt(MAX_RANGE), 'tags_boxes', `one ingress brings at most ${MAX_RANGE} codes`);
   return boxes;

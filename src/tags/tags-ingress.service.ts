@@ -50,14 +50,16 @@ export class TagsIngressService {
     const source = ingressSource(input);
     const work = await workUnit(em, actor, 'to_control_unit_id', input.to_control_unit_id);
     const hash = bodyHash({ ...input, id: undefined });
+    // Stored lower-case whatever the client sent, so the record reads back with the id it was created with.
+    const id = input.id?.toLowerCase();
     return em.transactional(async (tx) => {
-      if (input.id) {
-        const replayed = await replayCreate(tx, TagsIngress, 'tags_ingress', 'TagsIngress', 'TAGS_INGRESS_CREATED', input.id, hash, (r) => r.to_control_unit_id === work.unit.id);
+      if (id) {
+        const replayed = await replayCreate(tx, TagsIngress, 'tags_ingress', 'TagsIngress', 'TAGS_INGRESS_CREATED', id, hash, (r) => r.to_control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }
       const operator = await operatorOf(tx, actor, work.establishment.organization_id, input.operator_user_id);
       const ingress = tx.create(TagsIngress, {
-        ...(input.id ? { id: input.id } : {}),
+        ...(id ? { id } : {}),
         to_control_unit_id: work.unit.id,
         tags_egress_id: source.kind === 'egress' ? source.tags_egress_id : null,
         operator_user_id: operator,
