@@ -25,6 +25,11 @@ import { InviteRequestResolver } from './access/invite-request.resolver.js';
 import { InviteRequestFieldsResolver } from './access/invite-request.type.js';
 import { TagFieldsResolver, TagsReservationFieldsResolver } from './tags/tag.type.js';
 import { AnimalFieldsResolver } from './animals/animal.type.js';
+import { TagResolver } from './tags/tag.resolver.js';
+import { TagsIngressResolver } from './tags/tags-ingress.resolver.js';
+import { TagsIngressFieldsResolver } from './tags/tags-ingress.type.js';
+import { TagsEgressResolver } from './tags/tags-egress.resolver.js';
+import { ControlUnitReadOnlyFieldsResolver, TagsEgressFieldsResolver } from './tags/tags-egress.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -49,7 +54,13 @@ export function getSchema(): Promise<GraphQLSchema> {
       InviteRequestFieldsResolver,
       TagFieldsResolver,
       TagsReservationFieldsResolver,
-      AnimalFieldsResolver],
+      AnimalFieldsResolver,
+      TagResolver,
+      TagsIngressResolver,
+      TagsIngressFieldsResolver,
+      TagsEgressResolver,
+      TagsEgressFieldsResolver,
+      ControlUnitReadOnlyFieldsResolver],
     validate: false,
   });
   return built;

@@ -14,6 +14,9 @@ import { GtaService } from './movements/gta.service.js';
 import { IntegrationService } from './movements/integration.service.js';
 import { InviteService } from './access/invite.service.js';
 import { InviteRequestService } from './access/invite-request.service.js';
+import { TagService } from './tags/tag.service.js';
+import { TagsIngressService } from './tags/tags-ingress.service.js';
+import { TagsEgressService } from './tags/tags-egress.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -28,6 +31,9 @@ export interface Core {
   integration: IntegrationService;
   invites: InviteService;
   inviteRequests: InviteRequestService;
+  tags: TagService;
+  tagsIngresses: TagsIngressService;
+  tagsEgresses: TagsEgressService;
 }
 
 export function createCore(config: Config, log: Logger): Core {
@@ -36,5 +42,9 @@ export function createCore(config: Config, log: Logger): Core {
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
   const gtas = new GtaService();
-  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService() };
+  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
+    tags: new TagService(),
+    tagsIngresses: new TagsIngressService(),
+    tagsEgresses: new TagsEgressService(),
+  };
 }

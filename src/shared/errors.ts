@@ -1,6 +1,7 @@
 import {
   CheckConstraintViolationException,
   ConstraintViolationException,
+  DriverException,
   ForeignKeyConstraintViolationException,
   NotNullConstraintViolationException,
   UniqueConstraintViolationException,
@@ -67,6 +68,11 @@ export const isDomainError = (e: unknown): e is DomainError => e instanceof Doma
  * client-chosen id that exists): still the contract's answer, never a 500.
  */
 export function fromConstraintViolation(err: unknown): DomainError | null {
+  if (err instanceof DriverException && (err as { code?: unknown }).code === '23P01') {
+    const constraint = (err as { constraint?: string }).constraint ?? /constraint "([^"]+)"/.exec(err.message)?.[1] ?? 'unknown';
+    const field = EXCLUSION_FIELDS[constraint];
+    return new DomainError('CONFLICT', field ? { fields: { [field[0]]: [field[1]] } } : { constraint, message: 'overlaps an existing record' });
+  }
   if (!(err instanceof ConstraintViolationException)) return null;
   const constraint = (err as { constraint?: string }).constraint ?? /constraint "([^"]+)"/.exec(err.message)?.[1] ?? 'unknown';
   if (err instanceof UniqueConstraintViolationException) {
@@ -95,4 +101,15 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   invite_request_pkey: ['id', 'is already taken'],
   gta_pkey: ['id', 'is already taken'],
   gta_uf_series_code_unique: ['str_code', 'a GTA with this UF, series and number already exists'],
+  tags_ingress_pkey: ['id', 'is already taken'],
+  tags_egress_pkey: ['id', 'is already taken'],
+  tags_box_pkey: ['tags_boxes.id', 'is already taken by another box'],
+  tags_box_code_unique: ['tags_boxes.str_code', 'is already taken by another box'],
+  tag_code_unique: ['str_code', 'a tag with this code already exists'],
+  tags_ingress_egress_unique: ['tags_egress_id', 'is already being received by another tags ingress'],
+};
+
+/** Exclusion constraints (SQLSTATE 23P01): a race past the core's own overlap check, the same CONFLICT it gives. */
+const EXCLUSION_FIELDS: Record<string, [string, string]> = {
+  tags_box_range_disjoint: ['tags_boxes.str_begin', 'overlaps the range of another box'],
 };
