@@ -50,10 +50,10 @@ export class TagsEgress {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
-const unit = async (ctx: Context, id: string) => ctx.loaders.controlUnitById.load(id);
+const unit = async (ctx: Context, id: string) => ctx.loaders.unrestrictedControlUnitById.load(id);
 const establishmentName = async (ctx: Context, unitId: string) => {
   const u = await unit(ctx, unitId);
-  return u ? ((await ctx.loaders.establishmentById.load(u.establishment_id))?.str_name ?? null) : null;
+  return u ? ((await ctx.loaders.unrestrictedEstablishmentById.load(u.establishment_id))?.str_name ?? null) : null;
 };
 
 @Resolver(() => TagsEgress)
@@ -103,7 +103,7 @@ export class ControlUnitReadOnlyFieldsResolver {
 
   @FieldResolver(() => String, { nullable: true })
   async str_establishment_name(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return (await ctx.loaders.establishmentById.load(u.establishment_id))?.str_name ?? null;
+    return (await ctx.loaders.unrestrictedEstablishmentById.load(u.establishment_id))?.str_name ?? null;
   }
 }
 

@@ -40,7 +40,7 @@ export class TagsIngress {
 export class TagsIngressFieldsResolver {
   @FieldResolver(() => ControlUnit)
   async to_control_unit(@Root() i: TagsIngressEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.controlUnitById.load(i.to_control_unit_id)) as unknown as ControlUnit;
+    return (await ctx.loaders.unrestrictedControlUnitById.load(i.to_control_unit_id)) as unknown as ControlUnit;
   }
 
   @FieldResolver(() => [TagsIngressBox])
