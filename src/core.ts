@@ -14,6 +14,9 @@ import { GtaService } from './movements/gta.service.js';
 import { IntegrationService } from './movements/integration.service.js';
 import { InviteService } from './access/invite.service.js';
 import { InviteRequestService } from './access/invite-request.service.js';
+import { TagsReservationService } from './tags/tags-reservation.service.js';
+import { TagsIdentificationService } from './tags/tags-identification.service.js';
+import { AnimalService } from './animals/animal.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -28,6 +31,9 @@ export interface Core {
   integration: IntegrationService;
   invites: InviteService;
   inviteRequests: InviteRequestService;
+  tagsReservations: TagsReservationService;
+  tagsIdentifications: TagsIdentificationService;
+  animals: AnimalService;
 }
 
 export function createCore(config: Config, log: Logger): Core {
@@ -36,5 +42,9 @@ export function createCore(config: Config, log: Logger): Core {
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
   const gtas = new GtaService();
-  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService() };
+  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
+    tagsReservations: new TagsReservationService(),
+    tagsIdentifications: new TagsIdentificationService(),
+    animals: new AnimalService(),
+  };
 }

@@ -95,4 +95,10 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   invite_request_pkey: ['id', 'is already taken'],
   gta_pkey: ['id', 'is already taken'],
   gta_uf_series_code_unique: ['str_code', 'a GTA with this UF, series and number already exists'],
+  tags_reservation_pkey: ['id', 'is already taken'],
+  tags_identification_pkey: ['id', 'is already taken'],
+  animal_pkey: ['id', 'is already taken'],
+  animal_rod_code_unique: ['str_rod_code', 'is already taken'],
+  animal_current_tag_unique: ['tag_id', 'is already the current tag of another animal'],
+  tag_one_applied_per_animal: ['tag_id', 'the animal already carries an applied tag'],
 };
