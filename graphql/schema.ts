@@ -25,6 +25,10 @@ import { InviteRequestResolver } from './access/invite-request.resolver.js';
 import { InviteRequestFieldsResolver } from './access/invite-request.type.js';
 import { TagFieldsResolver, TagsReservationFieldsResolver } from './tags/tag.type.js';
 import { AnimalFieldsResolver } from './animals/animal.type.js';
+import { AnimalResolver } from './animals/animal.resolver.js';
+import { TagsReservationResolver } from './tags/tags-reservation.resolver.js';
+import { TagsIdentificationResolver } from './tags/tags-identification.resolver.js';
+import { TagsIdentificationFieldsResolver } from './tags/tags-identification.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -49,7 +53,11 @@ export function getSchema(): Promise<GraphQLSchema> {
       InviteRequestFieldsResolver,
       TagFieldsResolver,
       TagsReservationFieldsResolver,
-      AnimalFieldsResolver],
+      AnimalFieldsResolver,
+      AnimalResolver,
+      TagsReservationResolver,
+      TagsIdentificationResolver,
+      TagsIdentificationFieldsResolver],
     validate: false,
   });
   return built;
