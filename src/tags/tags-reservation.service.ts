@@ -134,22 +134,7 @@ export class TagsReservationService {
        select x.id, x.control_unit_id, x.operator_user_id, x.str_name, x.str_description, x.str_label, x.str_begin, x.str_finish, x.int_quantity, x.ts_unsafe_client_created_at
          from jsonb_to_recordset(?::jsonb) as x(id uuid, control_unit_id uuid, operator_user_id uuid, str_name text, str_description text, str_label text,
                                                str_begin text, str_finish text, int_quantity int, ts_unsafe_client_created_at timestamptz)`,
-      [
-        JSON.stringify(
-          items.map((r) => ({
-            id: r.id,
-            control_unit_id: r.control_unit_id,
-            operator_user_id: r.operator_user_id,
-            str_name: r.str_name,
-            str_description: r.str_description,
-            str_label: r.str_label,
-            str_begin: r.str_begin,
-            str_finish: r.str_finish,
-            int_quantity: r.int_quantity,
-            ts_unsafe_client_created_at: r.ts_unsafe_client_created_at,
-          })),
-        ),
-      ],
+      [JSON.stringify(items.map((r) => ({ id: r.id, ...columnsOf(r) })))],
     );
     const ranged = items.filter((r) => r.str_begin);
     const counted = items.filter((r) => !r.str_begin);
@@ -201,14 +186,7 @@ export class TagsReservationService {
           actorId: actor.userId,
           payload: {
             changes: {
-              str_name: r.str_name,
-              str_description: r.str_description,
-              str_label: r.str_label,
-              str_begin: r.str_begin,
-              str_finish: r.str_finish,
-              int_quantity: r.int_quantity,
-              operator_user_id: r.operator_user_id,
-              ts_unsafe_client_created_at: r.ts_unsafe_client_created_at?.toISOString() ?? null,
+              ...columnsOf(r),
               lst_tag_code_ranges: reserved.get(r.id)?.runs ?? [],
             },
             refs: { organization_id: establishment.organization_id, establishment_id: establishment.id, control_unit_id: r.control_unit_id },
@@ -233,6 +211,19 @@ export class TagsReservationService {
     return { listed: rows.map((r) => ({ str_code: r.str_code, str_status: r.str_status, path: r.path })), total: rows[0]?.total ?? 0 };
   }
 }
+
+/** What a reservation row stores of its item (and its created event records). */
+const columnsOf = (r: ReservationItem) => ({
+  control_unit_id: r.control_unit_id,
+  operator_user_id: r.operator_user_id,
+  str_name: r.str_name,
+  str_description: r.str_description,
+  str_label: r.str_label,
+  str_begin: r.str_begin,
+  str_finish: r.str_finish,
+  int_quantity: r.int_quantity,
+  ts_unsafe_client_created_at: r.ts_unsafe_client_created_at,
+});
 
 /** RULE_VIOLATED when a unit has fewer available tags than its reservations by quantity ask for. */
 function notEnough(short: ReservationItem[], counted: ReservationItem[], reserved: Map<string, CodeRuns>, units: Map<string, WorkUnit>): DomainError {
