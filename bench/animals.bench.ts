@@ -10,17 +10,15 @@
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
-import { loadConfig } from '../src/config.js';
-import { openOrm } from '../src/db/orm.js';
 import { Membership } from '../src/identity/membership.entity.js';
 import { Organization } from '../src/identity/organization.entity.js';
 import { hashPassword } from '../src/identity/passwords.js';
 import { User } from '../src/identity/user.entity.js';
 import { ibgeCheckDigit } from '../src/places/ibge.js';
-import { createService, type Service } from '../src/server.js';
+import type { Service } from '../src/server.js';
+import { exitWhenDone, onEachDatabase, postJson, serve, signIn } from './support.js';
 
 const ANIMALS = Number(process.env.BENCH_ANIMALS ?? 100_000);
 const ESTABLISHMENTS = 20;
@@ -32,14 +30,6 @@ const CONNECTIONS = 10;
 const PASSWORD = 'bench-password-1';
 // Codes 076 9xx...: a block no test or other bench uses.
 const CODE_BASE = 76_900_000_000_000;
-const pgUrl = process.env.DATABASE_URL;
-const base = {
-  LOG_LEVEL: 'silent',
-  EXPOSE_SQL_STATEMENTS: 'true',
-  LOGIN_LIMIT_PER_LOGIN: '1000000',
-  LOGIN_LIMIT_PER_ADDRESS: '1000000',
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
-};
 
 interface Herd {
   email: string;
@@ -138,105 +128,59 @@ async function stock(service: Service, unitId: string, n: number, offset: number
   return rows.map((r) => r.str_code).sort();
 }
 
-interface Reply {
-  status: number;
-  json: { data: { str_access_token: string; length: number }; meta: { int_total_results: number } };
-  sql: string | null;
-  ms: number;
-}
-
-async function post(url: string, path: string, body: unknown, token?: string): Promise<Reply> {
-  const started = performance.now();
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-  const json = (await res.json()) as Reply['json'];
-  return { status: res.status, json, sql: res.headers.get('x-sql-statements'), ms: performance.now() - started };
+interface Page {
+  data: unknown[];
+  meta: { int_total_results: number };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function run(title: string, databaseUrl: string | undefined): Promise<void> {
-  console.log(`\n${title}:`);
-  const service = await createService(loadConfig({ ...base, DATA_DIR: ':memory:', DATABASE_URL: databaseUrl }));
-  try {
-    const herd = await generate(service);
-    const server = await service.listen(0);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const login = await post(url, '/api/login', { str_email: herd.email, str_password: PASSWORD });
-    const switched = await post(url, '/api/change-org', { organization_id: herd.organizationId }, login.json.data.str_access_token);
-    const token: string = switched.json.data.str_access_token;
+async function run(service: Service): Promise<void> {
+  const herd = await generate(service);
+  const url = await serve(service);
+  const token = await signIn(url, herd.email, PASSWORD, herd.organizationId);
 
-    let offset = 0;
-    const identifyOnce = async (n: number) => {
-      const codes = await stock(service, herd.workUnitId, n, offset);
-      offset += n;
-      const animals = codes.map((c, i) => ({ id: randomUUID(), str_tag_code: c, str_species: 'BOVINE', str_gender: i % 2 ? 'MALE' : 'FEMALE', str_rod_code: `RFID-B-${c}`, int_weight_kilos_at_identification: 180, geo_identification: { type: 'Point', coordinates: [-47.9, -15.8] } }));
-      const res = await post(url, '/api/tags-identifications', { id: randomUUID(), to_control_unit_id: herd.workUnitId, animals }, token);
-      if (res.status !== 201) throw new Error(`identification: ${res.status} ${JSON.stringify(res.json).slice(0, 500)}`);
-      return res;
-    };
-    const small = await identifyOnce(5);
-    console.log(`  POST /api/tags-identifications, 5 animals: ${small.sql} SQL statements, ${small.ms.toFixed(0)} ms`);
-    const times: number[] = [];
-    const statements = new Set<string | null>();
-    for (let i = 0; i < IDENTIFICATIONS; i++) {
-      const res = await identifyOnce(BATCH);
-      times.push(res.ms);
-      statements.add(res.sql);
-    }
+  let offset = 0;
+  const identifyOnce = async (n: number) => {
+    const codes = await stock(service, herd.workUnitId, n, offset);
+    offset += n;
+    const animals = codes.map((c, i) => ({ id: randomUUID(), str_tag_code: c, str_species: 'BOVINE', str_gender: i % 2 ? 'MALE' : 'FEMALE', str_rod_code: `RFID-B-${c}`, int_weight_kilos_at_identification: 180, geo_identification: { type: 'Point', coordinates: [-47.9, -15.8] } }));
+    const res = await postJson(url, '/api/tags-identifications', { id: randomUUID(), to_control_unit_id: herd.workUnitId, animals }, token);
+    if (res.status !== 201) throw new Error(`identification: ${res.status} ${JSON.stringify(res.json).slice(0, 500)}`);
+    return res;
+  };
+  const small = await identifyOnce(5);
+  console.log(`  POST /api/tags-identifications, 5 animals: ${small.sql} SQL statements, ${small.ms.toFixed(0)} ms`);
+  const times: number[] = [];
+  const statements = new Set<string | null>();
+  for (let i = 0; i < IDENTIFICATIONS; i++) {
+    const res = await identifyOnce(BATCH);
+    times.push(res.ms);
+    statements.add(res.sql);
+  }
+  console.log(
+    `  POST /api/tags-identifications, ${BATCH} animals (${IDENTIFICATIONS} runs, each on fresh tags, response lists the ${BATCH} animals): ${[...statements].join('/')} SQL statements, ` +
+      `wall time median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`,
+  );
+
+  const searches: [string, Record<string, unknown>][] = [
+    ['establishment_id + str_status', { establishment_id: herd.establishmentId, str_status: 'ACTIVE' }],
+    ['str_species + str_gender (whole herd)', { str_species: 'BUBALINE', str_gender: 'FEMALE' }],
+    ['str_tag_code', { str_tag_code: String(CODE_BASE + 4242).padStart(15, '0') }],
+  ];
+  const path = '/api/animals/search?int_max_results=50';
+  for (const [label, body] of searches) {
+    const once = await postJson<Page>(url, path, body, token);
+    if (once.status !== 200) throw new Error(`search ${label}: ${once.status} ${JSON.stringify(once.json)}`);
+    const request = { url: url + path, method: 'POST' as const, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), connections: CONNECTIONS };
+    await autocannon({ ...request, duration: 2 }); // warm-up, not reported
+    const result = await autocannon({ ...request, duration: DURATION });
     console.log(
-      `  POST /api/tags-identifications, ${BATCH} animals (${IDENTIFICATIONS} runs, each on fresh tags, response lists the ${BATCH} animals): ${[...statements].join('/')} SQL statements, ` +
-        `wall time median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`,
+      `  POST ${path} {${label}}: ${once.json.data.length} of ${once.json.meta.int_total_results} animals, ${once.sql} SQL statements; ` +
+        `${CONNECTIONS} connections, ${DURATION} s: ${result.requests.total} requests, ${result.requests.average.toFixed(1)} req/s, ` +
+        `latency median ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
     );
-
-    const searches: [string, Record<string, unknown>][] = [
-      ['establishment_id + str_status', { establishment_id: herd.establishmentId, str_status: 'ACTIVE' }],
-      ['str_species + str_gender (whole herd)', { str_species: 'BUBALINE', str_gender: 'FEMALE' }],
-      ['str_tag_code', { str_tag_code: String(CODE_BASE + 4242).padStart(15, '0') }],
-    ];
-    const path = '/api/animals/search?int_max_results=50';
-    for (const [label, body] of searches) {
-      const once = await post(url, path, body, token);
-      if (once.status !== 200) throw new Error(`search ${label}: ${once.status} ${JSON.stringify(once.json)}`);
-      const request = { url: url + path, method: 'POST' as const, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), connections: CONNECTIONS };
-      await autocannon({ ...request, duration: 2 }); // warm-up, not reported
-      const result = await autocannon({ ...request, duration: DURATION });
-      console.log(
-        `  POST ${path} {${label}}: ${once.json.data.length} of ${once.json.meta.int_total_results} animals, ${once.sql} SQL statements; ` +
-          `${CONNECTIONS} connections, ${DURATION} s: ${result.requests.total} requests, ${result.requests.average.toFixed(1)} req/s, ` +
-          `latency median ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
-      );
-    }
-  } finally {
-    await service.close();
   }
 }
 
-async function main(): Promise<void> {
-  await run(`PGlite (in memory), ${ANIMALS} animals`, undefined);
-  if (!pgUrl) return;
-
-  const scratch = 'bench_animals';
-  const admin = await openOrm(loadConfig({ ...base, DATABASE_URL: pgUrl }));
-  try {
-    await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
-    await admin.em.fork().execute(`create database ${scratch}`);
-    const url = new URL(pgUrl);
-    url.pathname = `/${scratch}`;
-    await run(`PostgreSQL (scratch database ${scratch} on ${url.host}), ${ANIMALS} animals`, url.toString()).catch((err: unknown) => {
-      console.error(err); // shown here: the drop below would otherwise hide it
-      process.exitCode = 1;
-    });
-  } finally {
-    // with (force): a service that failed half-way may still hold a connection to it (PostgreSQL 13+).
-    await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
-    await admin.close();
-  }
-}
-
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+exitWhenDone(() => onEachDatabase('bench_animals', (where) => `${where}, ${ANIMALS} animals`, run));
