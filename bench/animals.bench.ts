@@ -11,14 +11,9 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
-import { Membership } from '../src/identity/membership.entity.js';
-import { Organization } from '../src/identity/organization.entity.js';
-import { hashPassword } from '../src/identity/passwords.js';
-import { User } from '../src/identity/user.entity.js';
 import { ibgeCheckDigit } from '../src/places/ibge.js';
 import type { Service } from '../src/server.js';
-import { exitWhenDone, onEachDatabase, postJson, serve, signIn } from './support.js';
+import { benchOwner, exitWhenDone, onEachDatabase, postJson, serve, signIn } from './support.js';
 
 const ANIMALS = Number(process.env.BENCH_ANIMALS ?? 100_000);
 const ESTABLISHMENTS = 20;
@@ -41,20 +36,7 @@ interface Herd {
 /** The organization, its owner, the establishments and their units, then tags and animals, set-based. */
 async function generate(service: Service): Promise<Herd> {
   const em = service.orm.em.fork();
-  const org = em.create(Organization, { str_name: 'Bench Org', str_document: generateCnpj() });
-  const user = em.create(User, {
-    str_name: 'Bench Owner',
-    str_email: `bench.${randomUUID().slice(0, 12)}@example.com`,
-    str_document: generateCpf(),
-    str_type: 'PRODUCER',
-    bl_admin: false,
-    password_hash: await hashPassword(PASSWORD),
-    ts_registration_confirmed_at: new Date(),
-    organization_id: null,
-  });
-  em.persist([org, user]);
-  em.persist(em.create(Membership, { user_id: user.id, organization_id: org.id, str_role: 'OWNER' }));
-  await em.flush();
+  const { org, user } = await benchOwner(service, PASSWORD);
   const county = randomUUID();
   const six = '090001';
   await em.execute(`insert into county (id, str_ibge_code, str_name, str_federative_unit) values (?, ?, 'Município Bench', 'ZB')`, [county, `${six}${ibgeCheckDigit(six)}`]);

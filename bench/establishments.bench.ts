@@ -10,14 +10,10 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
-import { Membership } from '../src/identity/membership.entity.js';
-import { Organization } from '../src/identity/organization.entity.js';
-import { hashPassword } from '../src/identity/passwords.js';
-import { User } from '../src/identity/user.entity.js';
+import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { ibgeCheckDigit } from '../src/places/ibge.js';
 import type { Service } from '../src/server.js';
-import { exitWhenDone, onEachDatabase, serve, signIn } from './support.js';
+import { benchOwner, exitWhenDone, onEachDatabase, serve, signIn } from './support.js';
 
 const ESTABLISHMENTS = Number(process.env.BENCH_ESTABLISHMENTS ?? 10_000);
 const UNITS_PER_ESTABLISHMENT = 2;
@@ -34,20 +30,7 @@ interface Owner {
 /** The organization, its owner, a few counties, then the establishments and their units, set-based. */
 async function generate(service: Service): Promise<Owner> {
   const em = service.orm.em.fork();
-  const org = em.create(Organization, { str_name: 'Bench Org', str_document: generateCnpj() });
-  const user = em.create(User, {
-    str_name: 'Bench Owner',
-    str_email: `bench.${randomUUID().slice(0, 12)}@example.com`,
-    str_document: generateCpf(),
-    str_type: 'PRODUCER',
-    bl_admin: false,
-    password_hash: await hashPassword(PASSWORD),
-    ts_registration_confirmed_at: new Date(),
-    organization_id: null,
-  });
-  em.persist([org, user]);
-  em.persist(em.create(Membership, { user_id: user.id, organization_id: org.id, str_role: 'OWNER' }));
-  await em.flush();
+  const { org, user } = await benchOwner(service, PASSWORD);
 
   // Counties in a made-up federative unit (codes starting with 0), so they clash with nothing real.
   const counties: string[] = [];

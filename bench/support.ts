@@ -1,6 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
 import { loadConfig } from '../src/config.js';
 import { openOrm } from '../src/db/orm.js';
+import { Membership } from '../src/identity/membership.entity.js';
+import { Organization } from '../src/identity/organization.entity.js';
+import { hashPassword } from '../src/identity/passwords.js';
+import { User } from '../src/identity/user.entity.js';
 import { createService, type Service } from '../src/server.js';
 
 /** What every service benchmark runs with: quiet, statements counted, generous login limits. */
@@ -50,6 +56,26 @@ async function runOn(title: string, databaseUrl: string | undefined, run: (servi
   } finally {
     await service.close();
   }
+}
+
+/** A fresh organization and its confirmed OWNER, who signs in with `password`. */
+export async function benchOwner(service: Service, password: string): Promise<{ org: Organization; user: User }> {
+  const em = service.orm.em.fork();
+  const org = em.create(Organization, { str_name: 'Bench Org', str_document: generateCnpj() });
+  const user = em.create(User, {
+    str_name: 'Bench Owner',
+    str_email: `bench.${randomUUID().slice(0, 12)}@example.com`,
+    str_document: generateCpf(),
+    str_type: 'PRODUCER',
+    bl_admin: false,
+    password_hash: await hashPassword(password),
+    ts_registration_confirmed_at: new Date(),
+    organization_id: null,
+  });
+  em.persist([org, user]);
+  em.persist(em.create(Membership, { user_id: user.id, organization_id: org.id, str_role: 'OWNER' }));
+  await em.flush();
+  return { org, user };
 }
 
 /** The service listening on a free port. */
