@@ -122,14 +122,11 @@ export function tagsOf(animals: NewAnimal[], found: LockedTag[]): LockedTag[] {
   const tags = animals.map((a) => {
     const field = a.tag_id ? 'tag_id' : 'str_tag_code';
     const tag = a.tag_id ? byId.get(a.tag_id) : byCode.get(a.str_tag_code!);
-    const problem =
-      !tag || !(tag.here || tag.visible) ? 'no such tag'
-      : a.tag_id && a.str_tag_code && a.str_tag_code !== tag.str_code ? 'is not the code of tag_id'
-      : taken.has(tag.id) ? `is the same tag as ${taken.get(tag.id)}'s`
-      : null;
-    if (problem) check.add(`${a.path}.${problem === 'is not the code of tag_id' ? 'str_tag_code' : field}`, problem);
-    else taken.set(tag!.id, a.path);
-    return tag!;
+    if (!tag || !(tag.here || tag.visible)) check.add(`${a.path}.${field}`, 'no such tag');
+    else if (a.tag_id && a.str_tag_code && a.str_tag_code !== tag.str_code) check.add(`${a.path}.str_tag_code`, 'is not the code of tag_id');
+    else if (taken.has(tag.id)) check.add(`${a.path}.${field}`, `is the same tag as ${taken.get(tag.id)}'s`);
+    else taken.set(tag.id, a.path);
+    return tag;
   });
   check.throwIfAny();
   return tags as LockedTag[];
