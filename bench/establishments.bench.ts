@@ -9,17 +9,11 @@
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
-import { loadConfig } from '../src/config.js';
-import { openOrm } from '../src/db/orm.js';
-import { Membership } from '../src/identity/membership.entity.js';
-import { Organization } from '../src/identity/organization.entity.js';
-import { hashPassword } from '../src/identity/passwords.js';
-import { User } from '../src/identity/user.entity.js';
+import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { ibgeCheckDigit } from '../src/places/ibge.js';
-import { createService, type Service } from '../src/server.js';
+import type { Service } from '../src/server.js';
+import { benchOwner, exitWhenDone, onEachDatabase, serve, signIn } from './support.js';
 
 const ESTABLISHMENTS = Number(process.env.BENCH_ESTABLISHMENTS ?? 10_000);
 const UNITS_PER_ESTABLISHMENT = 2;
@@ -27,14 +21,6 @@ const COUNTIES = 5;
 const DURATION = 10;
 const CONNECTIONS = 10;
 const PASSWORD = 'bench-password-1';
-const pgUrl = process.env.DATABASE_URL;
-const base = {
-  LOG_LEVEL: 'silent',
-  EXPOSE_SQL_STATEMENTS: 'true',
-  LOGIN_LIMIT_PER_LOGIN: '1000000',
-  LOGIN_LIMIT_PER_ADDRESS: '1000000',
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
-};
 
 interface Owner {
   email: string;
@@ -44,20 +30,7 @@ interface Owner {
 /** The organization, its owner, a few counties, then the establishments and their units, set-based. */
 async function generate(service: Service): Promise<Owner> {
   const em = service.orm.em.fork();
-  const org = em.create(Organization, { str_name: 'Bench Org', str_document: generateCnpj() });
-  const user = em.create(User, {
-    str_name: 'Bench Owner',
-    str_email: `bench.${randomUUID().slice(0, 12)}@example.com`,
-    str_document: generateCpf(),
-    str_type: 'PRODUCER',
-    bl_admin: false,
-    password_hash: await hashPassword(PASSWORD),
-    ts_registration_confirmed_at: new Date(),
-    organization_id: null,
-  });
-  em.persist([org, user]);
-  em.persist(em.create(Membership, { user_id: user.id, organization_id: org.id, str_role: 'OWNER' }));
-  await em.flush();
+  const { org, user } = await benchOwner(service, PASSWORD);
 
   // Counties in a made-up federative unit (codes starting with 0), so they clash with nothing real.
   const counties: string[] = [];
@@ -106,76 +79,31 @@ async function generate(service: Service): Promise<Owner> {
   return { email: user.str_email, organizationId: org.id };
 }
 
-async function post(url: string, path: string, body: unknown, token?: string): Promise<any> {
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+async function run(service: Service): Promise<void> {
+  const owner = await generate(service);
+  const url = await serve(service);
+  const headers = { authorization: `Bearer ${await signIn(url, owner.email, PASSWORD, owner.organizationId)}` };
 
-async function run(title: string, databaseUrl: string | undefined): Promise<void> {
-  console.log(`\n${title}:`);
-  const service = await createService(loadConfig({ ...base, DATA_DIR: ':memory:', DATABASE_URL: databaseUrl }));
-  try {
-    const owner = await generate(service);
-    const server = await service.listen(0);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const login = await post(url, '/api/login', { str_email: owner.email, str_password: PASSWORD });
-    const switched = await post(url, '/api/change-org', { organization_id: owner.organizationId }, login.data.str_access_token);
-    const token: string = switched.data.str_access_token;
-    const headers = { authorization: `Bearer ${token}` };
-
-    for (const size of [1, 50, 500]) {
-      const started = performance.now();
-      const res = await fetch(`${url}/api/v1/establishments?int_max_results=${size}`, { headers });
-      const body = (await res.json()) as { data: { control_units: unknown[] }[]; meta: { int_total_results: number } };
-      const ms = performance.now() - started;
-      if (res.status !== 200) throw new Error(`page of ${size}: ${res.status} ${JSON.stringify(body)}`);
-      const units = body.data.reduce((n, e) => n + e.control_units.length, 0);
-      console.log(
-        `  page of ${String(size).padStart(3)}: ${res.headers.get('x-sql-statements')} SQL statements, ${body.data.length} establishments, ${units} control units, ` +
-          `int_total_results ${body.meta.int_total_results}, one cold request ${ms.toFixed(0)} ms`,
-      );
-    }
-
-    const path = '/api/v1/establishments?int_max_results=50';
-    await autocannon({ url: url + path, headers, connections: CONNECTIONS, duration: 2 }); // warm-up, not reported
-    const result = await autocannon({ url: url + path, headers, connections: CONNECTIONS, duration: DURATION });
+  for (const size of [1, 50, 500]) {
+    const started = performance.now();
+    const res = await fetch(`${url}/api/v1/establishments?int_max_results=${size}`, { headers });
+    const body = (await res.json()) as { data: { control_units: unknown[] }[]; meta: { int_total_results: number } };
+    const ms = performance.now() - started;
+    if (res.status !== 200) throw new Error(`page of ${size}: ${res.status} ${JSON.stringify(body)}`);
+    const units = body.data.reduce((n, e) => n + e.control_units.length, 0);
     console.log(
-      `  GET ${path} (${CONNECTIONS} connections, ${DURATION} s): ${result.requests.total} requests, ${result.requests.average.toFixed(1)} req/s, ` +
-        `latency median ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+      `  page of ${String(size).padStart(3)}: ${res.headers.get('x-sql-statements')} SQL statements, ${body.data.length} establishments, ${units} control units, ` +
+        `int_total_results ${body.meta.int_total_results}, one cold request ${ms.toFixed(0)} ms`,
     );
-  } finally {
-    await service.close();
   }
+
+  const path = '/api/v1/establishments?int_max_results=50';
+  await autocannon({ url: url + path, headers, connections: CONNECTIONS, duration: 2 }); // warm-up, not reported
+  const result = await autocannon({ url: url + path, headers, connections: CONNECTIONS, duration: DURATION });
+  console.log(
+    `  GET ${path} (${CONNECTIONS} connections, ${DURATION} s): ${result.requests.total} requests, ${result.requests.average.toFixed(1)} req/s, ` +
+      `latency median ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+  );
 }
 
-async function main(): Promise<void> {
-  await run(`PGlite (in memory), ${ESTABLISHMENTS} establishments`, undefined);
-  if (!pgUrl) return;
-
-  const scratch = 'bench_establishments';
-  const admin = await openOrm(loadConfig({ ...base, DATABASE_URL: pgUrl }));
-  try {
-    await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
-    await admin.em.fork().execute(`create database ${scratch}`);
-    const url = new URL(pgUrl);
-    url.pathname = `/${scratch}`;
-    await run(`PostgreSQL (scratch database ${scratch} on ${url.host}), ${ESTABLISHMENTS} establishments`, url.toString()).catch((err: unknown) => {
-      console.error(err); // shown here: the drop below would otherwise hide it
-      process.exitCode = 1;
-    });
-  } finally {
-    // with (force): a service that failed half-way may still hold a connection to it (PostgreSQL 13+).
-    await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
-    await admin.close();
-  }
-}
-
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+exitWhenDone(() => onEachDatabase('bench_establishments', (where) => `${where}, ${ESTABLISHMENTS} establishments`, run));

@@ -17,7 +17,11 @@ function coercionField(message: string): { field: string; reason: string } | nul
   const required = /Field "(\w+)" of required type "([^"]+)" was not provided/.exec(message);
   if (required) return { field: required[1]!, reason: 'is required' };
   const at = /at "([^"]+)"/.exec(message);
-  if (at) return { field: at[1]!.split('.').pop()!.replace(/\[\d+\]$/, ''), reason };
+  if (at) {
+    const path = at[1]!.split('.').slice(1).join('.');
+    // Inside a list of items the item is part of the name (animals[3].int_weight_kilos_at_identification), as the core names it.
+    return { field: /\[\d+\]\./.test(path) ? path : at[1]!.split('.').pop()!.replace(/\[\d+\]$/, ''), reason };
+  }
   const variable = /^Variable "\$(\w+)"/.exec(message)!;
   return { field: variable[1]!, reason: message.includes('was not provided') ? 'is required' : reason };
 }

@@ -30,6 +30,10 @@ import { TagsIngressResolver } from './tags/tags-ingress.resolver.js';
 import { TagsIngressFieldsResolver } from './tags/tags-ingress.type.js';
 import { TagsEgressResolver } from './tags/tags-egress.resolver.js';
 import { ControlUnitReadOnlyFieldsResolver, TagsEgressFieldsResolver } from './tags/tags-egress.type.js';
+import { AnimalResolver } from './animals/animal.resolver.js';
+import { TagsReservationResolver } from './tags/tags-reservation.resolver.js';
+import { TagsIdentificationResolver } from './tags/tags-identification.resolver.js';
+import { TagsIdentificationFieldsResolver } from './tags/tags-identification.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -60,7 +64,11 @@ export function getSchema(): Promise<GraphQLSchema> {
       TagsIngressFieldsResolver,
       TagsEgressResolver,
       TagsEgressFieldsResolver,
-      ControlUnitReadOnlyFieldsResolver],
+      ControlUnitReadOnlyFieldsResolver,
+      AnimalResolver,
+      TagsReservationResolver,
+      TagsIdentificationResolver,
+      TagsIdentificationFieldsResolver],
     validate: false,
   });
   return built;

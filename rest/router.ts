@@ -15,13 +15,16 @@ import { gtaRoutes } from './movements.routes.js';
 import { integrationRoutes } from './integration.routes.js';
 import { inviteRequestRoutes, inviteRoutes } from './access.routes.js';
 import { tagsTransferRoutes } from './tags.routes.js';
+import { animalRoutes } from './animals.routes.js';
+import { tagsIdentificationRoutes, tagsReservationRoutes } from './tags-identify.routes.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 
 /** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes,
-  ...tagsTransferRoutes];
+  ...tagsTransferRoutes,
+  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

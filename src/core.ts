@@ -17,6 +17,9 @@ import { InviteRequestService } from './access/invite-request.service.js';
 import { TagService } from './tags/tag.service.js';
 import { TagsIngressService } from './tags/tags-ingress.service.js';
 import { TagsEgressService } from './tags/tags-egress.service.js';
+import { TagsReservationService } from './tags/tags-reservation.service.js';
+import { TagsIdentificationService } from './tags/tags-identification.service.js';
+import { AnimalService } from './animals/animal.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -34,6 +37,9 @@ export interface Core {
   tags: TagService;
   tagsIngresses: TagsIngressService;
   tagsEgresses: TagsEgressService;
+  tagsReservations: TagsReservationService;
+  tagsIdentifications: TagsIdentificationService;
+  animals: AnimalService;
 }
 
 export function createCore(config: Config, log: Logger): Core {
@@ -46,5 +52,8 @@ export function createCore(config: Config, log: Logger): Core {
     tags: new TagService(),
     tagsIngresses: new TagsIngressService(),
     tagsEgresses: new TagsEgressService(),
+    tagsReservations: new TagsReservationService(),
+    tagsIdentifications: new TagsIdentificationService(),
+    animals: new AnimalService(),
   };
 }

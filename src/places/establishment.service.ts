@@ -7,7 +7,8 @@ import { userPolicy } from '../identity/user.policy.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import { paged, toPage, type PageInput, type Paged } from '../shared/pagination.js';
+import { recordHistory, type HistoryEntry } from '../shared/history.js';
+import type { PageInput, Paged } from '../shared/pagination.js';
 import { findVisible, searchVisible } from '../shared/scoped-query.js';
 import type { SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
@@ -66,12 +67,6 @@ export interface EstablishmentInput {
   str_type?: string | null;
   str_zip_code?: string | null;
   ts_unsafe_client_created_at?: Date | null;
-}
-
-export interface EstablishmentHistoryEntry {
-  id: string;
-  ts_created_at: Date;
-  criteria: { str_event: string; ts_occurred_at: string; actor: { id: string; str_name: string | null } | null; changes: unknown; refs: unknown };
 }
 
 /** Plain fields copied as given (after trimming). */
@@ -255,25 +250,9 @@ export class EstablishmentService {
   }
 
   /** The establishment's events, oldest first (Establishment History of DOMAIN.md). */
-  async history(em: EntityManager, actor: Actor, id: string, pageInput: PageInput | null | undefined): Promise<Paged<EstablishmentHistoryEntry>> {
+  async history(em: EntityManager, actor: Actor, id: string, pageInput: PageInput | null | undefined): Promise<Paged<HistoryEntry>> {
     await this.get(em, actor, id);
-    const page = toPage(pageInput);
-    const count = await em.execute<{ n: number }[]>(`select count(*)::int as n from event where str_record_type = 'Establishment' and record_id = ?`, [id]);
-    const rows = await em.execute<{ id: string; str_type: string; actor_id: string | null; actor_name: string | null; ts_occurred_at: Date | string; str_payload: string }[]>(
-      `select ev.id, ev.str_type, ev.actor_id, u.str_name as actor_name, ev.ts_occurred_at, ev.str_payload from event ev left join "user" u on u.id = ev.actor_id
-        where ev.str_record_type = 'Establishment' and ev.record_id = ? order by ev.seq limit ? offset ?`,
-      [id, page.size, page.offset],
-    );
-    const data = rows.map((r) => {
-      const payload = JSON.parse(r.str_payload) as { changes?: unknown; refs?: unknown };
-      const at = new Date(r.ts_occurred_at);
-      return {
-        id: r.id,
-        ts_created_at: at,
-        criteria: { str_event: r.str_type, ts_occurred_at: at.toISOString(), actor: r.actor_id ? { id: r.actor_id, str_name: r.actor_name } : null, changes: payload.changes ?? {}, refs: payload.refs ?? {} },
-      };
-    });
-    return paged(data, count[0]!.n, page);
+    return recordHistory(em, 'Establishment', id, pageInput);
   }
 
   /** The county named by id or IBGE code (both must agree when both are given). */

@@ -107,6 +107,12 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   tags_box_code_unique: ['tags_boxes.str_code', 'is already taken by another box'],
   tag_code_unique: ['str_code', 'a tag with this code already exists'],
   tags_ingress_egress_unique: ['tags_egress_id', 'is already being received by another tags ingress'],
+  tags_reservation_pkey: ['id', 'is already taken'],
+  tags_identification_pkey: ['id', 'is already taken'],
+  animal_pkey: ['id', 'is already taken'],
+  animal_rod_code_unique: ['str_rod_code', 'is already taken'],
+  animal_current_tag_unique: ['tag_id', 'is already the current tag of another animal'],
+  tag_one_applied_per_animal: ['tag_id', 'the animal already carries an applied tag'],
 };
 
 /** Exclusion constraints (SQLSTATE 23P01): a race past the core's own overlap check, the same CONFLICT it gives. */

@@ -46,3 +46,24 @@ export async function replayCreate<T extends object>(
   if (rows[0] && original?.body_hash === hash && sameOwner(rows[0])) return tx.map(entity, rows[0] as never);
   throw DomainError.conflict('id', rows.length ? 'is already taken by a record created with another body' : 'belonged to a record that was removed');
 }
+
+/**
+ * For the client-chosen ids of nested create items (reservations of one request, animals of an
+ * identification): which are taken, and the body hash each one's created event carries, in one
+ * statement however many. An id absent from the map is new.
+ */
+export async function storedCreates(tx: EntityManager, table: string, recordType: string, createdEvent: string, ids: string[]): Promise<Map<string, { exists: boolean; hash: string | null }>> {
+  const found = new Map<string, { exists: boolean; hash: string | null }>();
+  if (!ids.length) return found;
+  const rows = await tx.execute<{ id: string; exists: boolean; str_payload: string | null }[]>(
+    `select x.id, exists (select 1 from ${table} r where r.id = x.id) as exists,
+        (select e.str_payload from event e where e.str_record_type = ? and e.record_id = x.id and e.str_type = ? order by e.seq limit 1) as str_payload
+       from (select distinct value::uuid as id from jsonb_array_elements_text(?::jsonb)) x`,
+    [recordType, createdEvent, JSON.stringify(ids)],
+  );
+  for (const r of rows) {
+    if (!r.exists && !r.str_payload) continue;
+    found.set(r.id, { exists: r.exists, hash: r.str_payload ? ((JSON.parse(r.str_payload) as { body_hash?: string }).body_hash ?? null) : null });
+  }
+  return found;
+}

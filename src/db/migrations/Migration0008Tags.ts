@@ -80,6 +80,8 @@ export class Migration0008Tags extends Migration {
     this.addSql('create index animal_unit_created on animal (last_control_unit_id, ts_created_at desc, id)');
     this.addSql('create index animal_created on animal (ts_created_at desc, id)');
     this.addSql('create unique index animal_rod_code_unique on animal (str_rod_code) where str_rod_code is not null');
+    // The animals of an identification (its record lists them).
+    this.addSql('create index animal_identification on animal (tags_identification_id) where tags_identification_id is not null');
 
     this.addSql(`create table tag (
         id uuid primary key,

@@ -1,0 +1,48 @@
+import { Arg, Ctx, Field, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { requireActor, type Context } from '../context.js';
+import { PageInput } from '../shared/pagination.type.js';
+import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
+import { AnimalGenderEnum, AnimalSpeciesEnum } from '../tags/enums.js';
+import { Animal, AnimalHistoryPage, AnimalPage } from './animal.type.js';
+
+@InputType('AnimalUpdateInput', { description: 'Corrections to what identification recorded; never the status, tag or place (each field optional)' })
+export class AnimalUpdateInput {
+  @Field(() => AnimalSpeciesEnum, { nullable: true }) str_species?: string;
+  @Field(() => AnimalGenderEnum, { nullable: true }) str_gender?: string;
+  @Field(() => DateTime, { nullable: true, description: 'Not in the future, not after ts_identified_at' }) ts_born_date?: Date;
+  @Field(() => Int, { nullable: true }) int_age_months_at_identification?: number;
+  @Field(() => Int, { nullable: true }) int_weight_kilos_at_identification?: number;
+  @Field(() => String, { nullable: true, description: 'Unique' }) str_rod_code?: string;
+  @Field(() => String, { nullable: true }) str_extra_tag?: string;
+  @Field(() => String, { nullable: true }) str_name?: string;
+  @Field(() => String, { nullable: true }) str_description?: string;
+}
+
+const as = <T>(v: unknown) => v as T;
+
+@Resolver(() => Animal)
+export class AnimalResolver {
+  @Query(() => Animal)
+  async animal(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<Animal> {
+    return as(await ctx.core.animals.get(ctx.em, requireActor(ctx), id));
+  }
+
+  @Query(() => AnimalPage)
+  async animals(
+    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
+    @Ctx() ctx: Context,
+  ): Promise<AnimalPage> {
+    return as(await ctx.core.animals.search(ctx.em, requireActor(ctx), filter, page));
+  }
+
+  @Query(() => AnimalHistoryPage, { description: "The animal's events, oldest first by when they happened" })
+  async animalHistory(@Arg('id', () => UUID) id: string, @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null, @Ctx() ctx: Context): Promise<AnimalHistoryPage> {
+    return as(await ctx.core.animals.history(ctx.em, requireActor(ctx), id, page));
+  }
+
+  @Mutation(() => Animal)
+  async updateAnimal(@Arg('id', () => UUID) id: string, @Arg('input', () => AnimalUpdateInput) input: AnimalUpdateInput, @Ctx() ctx: Context): Promise<Animal> {
+    return as(await ctx.core.animals.update(ctx.em, requireActor(ctx), id, input));
+  }
+}

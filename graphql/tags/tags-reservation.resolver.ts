@@ -1,0 +1,53 @@
+import { Arg, Ctx, Field, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { requireActor, type Context } from '../context.js';
+import { PageInput } from '../shared/pagination.type.js';
+import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
+import { TagsReservation, TagsReservationPage } from './tag.type.js';
+
+@InputType('TagsReservationCreateItemInput', { description: 'One reservation: a range (str_begin..str_finish) or the int_quantity lowest available codes of the unit' })
+export class TagsReservationCreateItemInput {
+  @Field(() => UUID, { nullable: true, description: 'Client-generated id: the same id and body again is a replay' }) id?: string;
+  @Field(() => String, { nullable: true, description: 'Required: a unit of the active organization' }) control_unit_id?: string;
+  @Field(() => String, { nullable: true, description: 'Who the tags are held for (default: the caller)' }) operator_user_id?: string;
+  @Field(() => Int, { nullable: true, description: 'Without a range: how many of the lowest available codes; with one, its size' }) int_quantity?: number;
+  @Field(() => String, { nullable: true, description: 'First code of the range (with str_finish): every code must be AVAILABLE at the unit' }) str_begin?: string;
+  @Field(() => String, { nullable: true }) str_finish?: string;
+  @Field(() => String, { nullable: true, description: 'Required' }) str_name?: string;
+  @Field(() => String, { nullable: true }) str_description?: string;
+  @Field(() => String, { nullable: true }) str_label?: string;
+  @Field(() => DateTime, { nullable: true }) ts_unsafe_client_created_at?: Date;
+}
+
+@InputType('TagsReservationCreateInput', { description: 'Tags Reservation Create: several reservations, all or nothing' })
+export class TagsReservationCreateInput {
+  @Field(() => [TagsReservationCreateItemInput], { nullable: true }) reservations?: TagsReservationCreateItemInput[];
+}
+
+const as = <T>(v: unknown) => v as T;
+
+@Resolver(() => TagsReservation)
+export class TagsReservationResolver {
+  @Query(() => TagsReservation)
+  async tagsReservation(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsReservation> {
+    return as(await ctx.core.tagsReservations.get(ctx.em, requireActor(ctx), id));
+  }
+
+  @Query(() => TagsReservationPage)
+  async tagsReservations(
+    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
+    @Ctx() ctx: Context,
+  ): Promise<TagsReservationPage> {
+    return as(await ctx.core.tagsReservations.search(ctx.em, requireActor(ctx), filter, page));
+  }
+
+  @Mutation(() => [TagsReservation], { description: 'Reserves AVAILABLE tags (→ RESERVED): every reservation of the body or none; returned in body order' })
+  async createTagsReservations(@Arg('input', () => TagsReservationCreateInput) input: TagsReservationCreateInput, @Ctx() ctx: Context): Promise<TagsReservation[]> {
+    return as(await ctx.core.tagsReservations.create(ctx.em, requireActor(ctx), input));
+  }
+
+  @Mutation(() => TagsReservation, { description: 'ACTIVE → RELEASED: its still-reserved tags become AVAILABLE' })
+  async releaseTagsReservation(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsReservation> {
+    return as(await ctx.core.tagsReservations.release(ctx.em, requireActor(ctx), id));
+  }
+}
