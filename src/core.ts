@@ -14,6 +14,8 @@ import { GtaService } from './movements/gta.service.js';
 import { IntegrationService } from './movements/integration.service.js';
 import { InviteService } from './access/invite.service.js';
 import { InviteRequestService } from './access/invite-request.service.js';
+import { TagsReplacementService } from './tags/tags-replacement.service.js';
+import { TagsWriteoffService } from './tags/tags-writeoff.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -28,6 +30,8 @@ export interface Core {
   integration: IntegrationService;
   invites: InviteService;
   inviteRequests: InviteRequestService;
+  tagsReplacements: TagsReplacementService;
+  tagsWriteoffs: TagsWriteoffService;
 }
 
 export function createCore(config: Config, log: Logger): Core {
@@ -36,5 +40,7 @@ export function createCore(config: Config, log: Logger): Core {
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
   const gtas = new GtaService();
-  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService() };
+  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
+    tagsReplacements: new TagsReplacementService(),
+    tagsWriteoffs: new TagsWriteoffService() };
 }

@@ -95,4 +95,7 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   invite_request_pkey: ['id', 'is already taken'],
   gta_pkey: ['id', 'is already taken'],
   gta_uf_series_code_unique: ['str_code', 'a GTA with this UF, series and number already exists'],
+  tags_replacement_pkey: ['id', 'is already taken'],
+  tags_writeoff_pkey: ['id', 'is already taken'],
+  tags_writeoff_tag_once: ['tags', 'a tag is written off once'],
 };
