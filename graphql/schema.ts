@@ -25,6 +25,10 @@ import { InviteRequestResolver } from './access/invite-request.resolver.js';
 import { InviteRequestFieldsResolver } from './access/invite-request.type.js';
 import { TagFieldsResolver, TagsReservationFieldsResolver } from './tags/tag.type.js';
 import { AnimalFieldsResolver } from './animals/animal.type.js';
+import { TagsReplacementResolver } from './tags/tags-replacement.resolver.js';
+import { TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver } from './tags/tags-replacement.type.js';
+import { TagsWriteoffResolver } from './tags/tags-writeoff.resolver.js';
+import { TagsWriteoffFieldsResolver } from './tags/tags-writeoff.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -49,7 +53,9 @@ export function getSchema(): Promise<GraphQLSchema> {
       InviteRequestFieldsResolver,
       TagFieldsResolver,
       TagsReservationFieldsResolver,
-      AnimalFieldsResolver],
+      AnimalFieldsResolver,
+      TagsReplacementResolver, TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver,
+      TagsWriteoffResolver, TagsWriteoffFieldsResolver],
     validate: false,
   });
   return built;

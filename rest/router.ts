@@ -14,12 +14,13 @@ import { vehicleRoutes } from './transit.routes.js';
 import { gtaRoutes } from './movements.routes.js';
 import { integrationRoutes } from './integration.routes.js';
 import { inviteRequestRoutes, inviteRoutes } from './access.routes.js';
+import { tagsOutRoutes } from './tags-out.routes.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 
 /** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
-export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes];
+export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes, ...tagsOutRoutes];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
