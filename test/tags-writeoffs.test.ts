@@ -321,6 +321,21 @@ describe('POST /api/tags-writeoffs: bulk and offline-first', () => {
     expect(await countWhere(app, 'tags_box', "control_unit_id = ? and str_status <> 'IN_STOCK'", [unit.unitId])).toBe(0);
   });
 
+  test('two writeoffs at once sharing a tag: one succeeds, the other is 422 INVALID_STATE and writes nothing', async () => {
+    const { owner, unit } = await setup();
+    const { tagIds, codes } = await stockTags(app, unit.unitId, 41);
+    const first = { control_unit_id: unit.unitId, str_reason: 'DAMAGED', tags: byCode(codes.slice(0, 21)) };
+    const second = { control_unit_id: unit.unitId, str_reason: 'DEFECTIVE', tags: byCode(codes.slice(20)) };
+    const results = await Promise.all([post(owner.access, first), post(owner.access, second)]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
+    const refused = results.find((r) => r.status === 422)!;
+    expect(refused.body.error).toBe('INVALID_STATE');
+    expect(refused.body.detail.tags).toEqual([{ str_code: codes[20], str_status: 'WRITTEN_OFF' }]);
+    expect(await statusCounts(app, tagIds)).toEqual({ WRITTEN_OFF: 21, AVAILABLE: 20 });
+    expect(await writeoffsAt(unit)).toBe(1);
+    expect(await countWhere(app, 'tags_writeoff_tag', 'tag_id = any(array[?]::uuid[])', [tagIds])).toBe(21);
+  });
+
   test('a client id: the same body again is a replay (201, same record, one row, one event); another body is 422 CONFLICT; at once, both get the record', async () => {
     const { owner, unit } = await setup();
     const { codes } = await stockTags(app, unit.unitId, 6);
