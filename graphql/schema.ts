@@ -34,6 +34,10 @@ import { AnimalResolver } from './animals/animal.resolver.js';
 import { TagsReservationResolver } from './tags/tags-reservation.resolver.js';
 import { TagsIdentificationResolver } from './tags/tags-identification.resolver.js';
 import { TagsIdentificationFieldsResolver } from './tags/tags-identification.type.js';
+import { TagsReplacementResolver } from './tags/tags-replacement.resolver.js';
+import { TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver } from './tags/tags-replacement.type.js';
+import { TagsWriteoffResolver } from './tags/tags-writeoff.resolver.js';
+import { TagsWriteoffFieldsResolver } from './tags/tags-writeoff.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -68,7 +72,9 @@ export function getSchema(): Promise<GraphQLSchema> {
       AnimalResolver,
       TagsReservationResolver,
       TagsIdentificationResolver,
-      TagsIdentificationFieldsResolver],
+      TagsIdentificationFieldsResolver,
+      TagsReplacementResolver, TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver,
+      TagsWriteoffResolver, TagsWriteoffFieldsResolver],
     validate: false,
   });
   return built;

@@ -17,6 +17,7 @@ import { inviteRequestRoutes, inviteRoutes } from './access.routes.js';
 import { tagsTransferRoutes } from './tags.routes.js';
 import { animalRoutes } from './animals.routes.js';
 import { tagsIdentificationRoutes, tagsReservationRoutes } from './tags-identify.routes.js';
+import { tagsOutRoutes } from './tags-out.routes.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
@@ -24,7 +25,7 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 /** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes,
   ...tagsTransferRoutes,
-  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes];
+  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -20,6 +20,8 @@ import { TagsEgressService } from './tags/tags-egress.service.js';
 import { TagsReservationService } from './tags/tags-reservation.service.js';
 import { TagsIdentificationService } from './tags/tags-identification.service.js';
 import { AnimalService } from './animals/animal.service.js';
+import { TagsReplacementService } from './tags/tags-replacement.service.js';
+import { TagsWriteoffService } from './tags/tags-writeoff.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -40,6 +42,8 @@ export interface Core {
   tagsReservations: TagsReservationService;
   tagsIdentifications: TagsIdentificationService;
   animals: AnimalService;
+  tagsReplacements: TagsReplacementService;
+  tagsWriteoffs: TagsWriteoffService;
 }
 
 export function createCore(config: Config, log: Logger): Core {
@@ -55,5 +59,7 @@ export function createCore(config: Config, log: Logger): Core {
     tagsReservations: new TagsReservationService(),
     tagsIdentifications: new TagsIdentificationService(),
     animals: new AnimalService(),
+    tagsReplacements: new TagsReplacementService(),
+    tagsWriteoffs: new TagsWriteoffService(),
   };
 }

@@ -113,6 +113,9 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   animal_rod_code_unique: ['str_rod_code', 'is already taken'],
   animal_current_tag_unique: ['tag_id', 'is already the current tag of another animal'],
   tag_one_applied_per_animal: ['tag_id', 'the animal already carries an applied tag'],
+  tags_replacement_pkey: ['id', 'is already taken'],
+  tags_writeoff_pkey: ['id', 'is already taken'],
+  tags_writeoff_tag_once: ['tags', 'a tag is written off once'],
 };
 
 /** Exclusion constraints (SQLSTATE 23P01): a race past the core's own overlap check, the same CONFLICT it gives. */

@@ -1,0 +1,116 @@
+import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import type { Context } from '../context.js';
+import { User } from '../identity/user.type.js';
+import { ControlUnit } from '../places/establishment.type.js';
+import { PaginationMeta } from '../shared/pagination.type.js';
+import { DateTime, UUID } from '../shared/scalars.js';
+import { ReplacementReasonEnum } from './enums.js';
+import { Tag } from './tag.type.js';
+import { tagsOutLoaders, type ReplacementItem } from './tags-out.loaders.js';
+import { Tag as TagRecord } from '../../src/tags/tag.entity.js';
+import type { TagsReplacement as TagsReplacementEntity } from '../../src/tags/tags-replacement.entity.js';
+import { REPLACEMENT_REASONS } from '../../src/tags/tag.rules.js';
+import { MAX_TAGS_PER_OPERATION } from '../../src/tags/tags-writeoff.rules.js';
+
+@ObjectType('TagsReplacementTag', { description: 'One animal whose applied tag was replaced: the old tag (REPLACED) and the new one' })
+export class TagsReplacementTag {
+  @Field(() => UUID) animal_id!: string;
+  @Field(() => UUID) old_tag_id!: string;
+  @Field(() => Tag) old_tag!: Tag;
+  @Field(() => UUID) new_tag_id!: string;
+  @Field(() => Tag) new_tag!: Tag;
+  @Field(() => ReplacementReasonEnum) str_reason!: string;
+}
+
+@ObjectType('TagsReplacement', { description: 'Applied tags of a unit replaced by available or reserved ones of the same unit; each animal keeps its id and history' })
+export class TagsReplacement {
+  @Field(() => UUID) id!: string;
+  @Field(() => UUID) control_unit_id!: string;
+  @Field(() => ControlUnit) control_unit!: ControlUnit;
+  @Field(() => String, { nullable: true }) str_control_unit_name!: string | null;
+  @Field(() => String, { nullable: true }) str_establishment_name!: string | null;
+  @Field(() => UUID, { nullable: true }) operator_user_id!: string | null;
+  @Field(() => User, { nullable: true, description: 'Null only when that user was removed' }) operator_user!: User | null;
+  @Field(() => String, { nullable: true }) str_operator_user_name!: string | null;
+  @Field(() => String, { nullable: true }) str_description!: string | null;
+  @Field(() => String, { nullable: true }) str_label!: string | null;
+  @Field(() => [TagsReplacementTag], { description: 'By old tag code' }) tags!: TagsReplacementTag[];
+  @Field(() => DateTime, { nullable: true, description: "The device's clock at creation, as sent" }) ts_unsafe_client_created_at!: Date | null;
+  @Field(() => DateTime) ts_created_at!: Date;
+  @Field(() => DateTime) ts_updated_at!: Date;
+}
+
+const tagById = async (ctx: Context, id: string): Promise<Tag> => (await ctx.loaders.byId(TagRecord).load(id)) as unknown as Tag;
+
+@Resolver(() => TagsReplacementTag)
+export class TagsReplacementTagFieldsResolver {
+  @FieldResolver(() => Tag)
+  old_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<Tag> {
+    return tagById(ctx, item.old_tag_id);
+  }
+
+  @FieldResolver(() => Tag)
+  new_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<Tag> {
+    return tagById(ctx, item.new_tag_id);
+  }
+}
+
+@Resolver(() => TagsReplacement)
+export class TagsReplacementFieldsResolver {
+  @FieldResolver(() => ControlUnit)
+  async control_unit(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
+    return (await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id)) as unknown as ControlUnit;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async str_control_unit_name(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<string | null> {
+    return (await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id))?.str_name ?? null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async str_establishment_name(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<string | null> {
+    const unit = await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id);
+    return unit ? ((await ctx.loaders.unrestrictedEstablishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+  }
+
+  @FieldResolver(() => User, { nullable: true })
+  async operator_user(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<User | null> {
+    return r.operator_user_id ? ((await ctx.loaders.userById.load(r.operator_user_id)) as unknown as User | null) : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async str_operator_user_name(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<string | null> {
+    return r.operator_user_id ? ((await ctx.loaders.userById.load(r.operator_user_id))?.str_name ?? null) : null;
+  }
+
+  @FieldResolver(() => [TagsReplacementTag])
+  async tags(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<TagsReplacementTag[]> {
+    return (await tagsOutLoaders(ctx).itemsOfReplacement.load(r.id)) as unknown as TagsReplacementTag[];
+  }
+}
+
+@ObjectType('TagsReplacementPage')
+export class TagsReplacementPage {
+  @Field(() => [TagsReplacement]) data!: TagsReplacement[];
+  @Field(() => PaginationMeta) meta!: PaginationMeta;
+}
+
+@InputType('TagsReplacementTagInput', { description: 'One replacement: the applied tag (tag_id or str_tag_code) and the tag that takes its place (new_tag_id or str_new_tag_code), both at the unit' })
+export class TagsReplacementTagInput {
+  @Field(() => String, { nullable: true, description: 'The APPLIED tag (its animal ACTIVE at the unit)' }) tag_id?: string;
+  @Field(() => String, { nullable: true }) str_tag_code?: string;
+  @Field(() => String, { nullable: true, description: 'An AVAILABLE or RESERVED tag of the unit' }) new_tag_id?: string;
+  @Field(() => String, { nullable: true }) str_new_tag_code?: string;
+  @Field(() => String, { nullable: true, description: `Required: ${REPLACEMENT_REASONS.join(', ')}` }) str_reason?: string;
+}
+
+@InputType('TagsReplacementCreateInput', { description: 'Tags Replacement Create' })
+export class TagsReplacementCreateInput {
+  @Field(() => String, { nullable: true, description: 'Client-generated uuid: the same id and body again is a replay' }) id?: string;
+  @Field(() => String, { nullable: true, description: 'Required: a unit of the active organization' }) control_unit_id?: string;
+  @Field(() => String, { nullable: true, description: "Default: the caller; else a member of the unit's organization" }) operator_user_id?: string;
+  @Field(() => String, { nullable: true }) str_description?: string;
+  @Field(() => String, { nullable: true }) str_label?: string;
+  @Field(() => [TagsReplacementTagInput], { nullable: true, description: `Required: 1 to ${MAX_TAGS_PER_OPERATION} replacements, all or nothing` }) tags?: TagsReplacementTagInput[];
+  @Field(() => DateTime, { nullable: true, description: "The device's clock, stored as given, never used for order" }) ts_unsafe_client_created_at?: Date;
+}

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { TestApp } from './app.js';
+
+/** Tags Data Without Assoc: the fields of every tag in a writeoff or replacement record. */
+export const TAG_KEYS = ['id', 'str_code', 'str_status', 'ts_created_at', 'ts_updated_at'].sort();
+
+/** A reservation at the unit holding the given tags (RESERVED), written straight to the database (set-up). */
+export async function reserveTags(app: TestApp, unitId: string, tagIds: string[]): Promise<string> {
+  const id = randomUUID();
+  const em = app.service.orm.em.fork();
+  await em.execute(`insert into tags_reservation (id, control_unit_id, str_name, int_quantity) values (?, ?, 'Lote', ?)`, [id, unitId, tagIds.length]);
+  await em.execute(`update tag set str_status = 'RESERVED', tags_reservation_id = ? where id = any(array[?]::uuid[])`, [id, tagIds]);
+  return id;
+}
+
+export interface TagRow {
+  id: string;
+  str_code: string;
+  str_status: string;
+  animal_id: string | null;
+  tags_reservation_id: string | null;
+  str_writeoff_reason: string | null;
+  ts_writeoff_at: Date | null;
+}
+
+export async function tagRows(app: TestApp, ids: string[]): Promise<TagRow[]> {
+  return app.service.orm.em
+    .fork()
+    .execute<TagRow[]>('select id, str_code, str_status, animal_id, tags_reservation_id, str_writeoff_reason, ts_writeoff_at from tag where id = any(array[?]::uuid[]) order by str_code', [ids]);
+}
+
+export async function animalRows(app: TestApp, ids: string[]): Promise<{ id: string; str_status: string; current_tag_id: string | null; ts_ended_at: Date | null }[]> {
+  return app.service.orm.em
+    .fork()
+    .execute('select id, str_status, current_tag_id, ts_ended_at from animal where id = any(array[?]::uuid[]) order by id', [ids]);
+}
+
+export async function statusCounts(app: TestApp, ids: string[]): Promise<Record<string, number>> {
+  const rows = await app.service.orm.em.fork().execute<{ str_status: string; n: number }[]>('select str_status, count(*)::int as n from tag where id = any(array[?]::uuid[]) group by str_status', [ids]);
+  return Object.fromEntries(rows.map((r) => [r.str_status, r.n]));
+}
+
+/** An event's payload as the tag operations write it. */
+export interface Payload {
+  changes: Record<string, unknown>;
+  refs: Record<string, unknown>;
+  tags: unknown[];
+  [key: string]: unknown;
+}
+
+export async function eventsOf(app: TestApp, recordType: string, recordId: string): Promise<{ str_type: string; payload: Payload }[]> {
+  const rows = await app.service.orm.em
+    .fork()
+    .execute<{ str_type: string; str_payload: string }[]>('select str_type, str_payload from event where str_record_type = ? and record_id = ? order by seq', [recordType, recordId]);
+  return rows.map((r) => ({ str_type: r.str_type, payload: JSON.parse(r.str_payload) as Payload }));
+}
+
+export async function countWhere(app: TestApp, table: string, where: string, params: unknown[]): Promise<number> {
+  const rows = await app.service.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from ${table} where ${where}`, params);
+  return rows[0]!.n;
+}
+
+export async function setStatus(app: TestApp, table: 'tag' | 'animal', ids: string[], status: string): Promise<void> {
+  await app.service.orm.em.fork().execute(`update ${table} set str_status = ? where id = any(array[?]::uuid[])`, [status, ids]);
+}
