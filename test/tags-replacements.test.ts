@@ -3,7 +3,7 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { member, official } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
 import { makeUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
-import { TAG_KEYS, animalRows, countWhere, eventsOf, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
+import { TAG_KEYS, animalRows, countWhere, eventsOf, reservationStatus, reserveOverHttp, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
 
 let app: TestApp;
 let county: TestCounty;
@@ -122,6 +122,23 @@ describe('POST /api/tags-replacements', () => {
     expect((await animalRows(app, animalIds))[0]!.current_tag_id).toBe(tagIds[1]);
     const search = await app.call('POST', '/api/tags-replacements/search', { token: owner.access, body: { animal_id: animalIds[0] } });
     expect(search.body.meta.int_total_results).toBe(2);
+  });
+
+  test('a replacement taking the last RESERVED tag of a reservation makes it USED (one TAGS_RESERVATION_USED naming the replacement); it cannot be released', async () => {
+    const { owner, unit } = await setup();
+    const { codes: olds } = await stockAnimals(app, unit.unitId, 2);
+    const { codes } = await stockTags(app, unit.unitId, 3);
+    const reservation = await reserveOverHttp(app, owner.access, { control_unit_id: unit.unitId, str_begin: codes[0], str_finish: codes[1] });
+    await replace(owner.access, { control_unit_id: unit.unitId, tags: pairs([olds[0]!], [codes[0]!]) });
+    expect(await reservationStatus(app, owner.access, reservation.id)).toBe('ACTIVE');
+    const last = await replace(owner.access, { control_unit_id: unit.unitId, tags: pairs([olds[1]!], [codes[1]!], 'DAMAGED') });
+    expect(await reservationStatus(app, owner.access, reservation.id)).toBe('USED');
+    const events = await eventsOf(app, 'TagsReservation', reservation.id);
+    expect(events.map((e) => e.str_type)).toEqual(['TAGS_RESERVATION_CREATED', 'TAGS_RESERVATION_USED']);
+    expect(events[1]!.payload).toMatchObject({ changes: { str_status: { from: 'ACTIVE', to: 'USED' } }, refs: { control_unit_id: unit.unitId, tags_replacement_id: last.body.data.id } });
+    const release = await app.call('POST', `/api/tags-reservations/${reservation.id}/release`, { token: owner.access });
+    expect(release.status).toBe(422);
+    expect(release.body.detail).toMatchObject({ str_status: 'USED', allowed: ['ACTIVE'] });
   });
 
   test('refused transitions: an old tag not APPLIED, a new tag not AVAILABLE/RESERVED (a final tag never comes back): 422 INVALID_STATE naming codes and statuses, nothing changed', async () => {

@@ -3,7 +3,7 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { makeUser, login, member, official } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
 import { makeUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
-import { TAG_KEYS, animalRows, countWhere, eventsOf, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
+import { TAG_KEYS, animalRows, countWhere, eventsOf, reservationStatus, reserveOverHttp, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
 
 let app: TestApp;
 let county: TestCounty;
@@ -91,6 +91,22 @@ describe('POST /api/tags-writeoffs: unused tags', () => {
     expect((await eventsOf(app, 'TagsBox', boxId)).map((e) => e.str_type)).toEqual(['TAGS_BOX_OPENED']);
     const [box] = await app.service.orm.em.fork().execute<{ str_status: string }[]>('select str_status from tags_box where id = ?', [boxId]);
     expect(box!.str_status).toBe('OPENED');
+  });
+
+  test('writing off the last RESERVED tags of a reservation makes it USED (one TAGS_RESERVATION_USED naming the writeoff); it cannot be released', async () => {
+    const { owner, unit } = await setup();
+    const { codes } = await stockTags(app, unit.unitId, 4);
+    const reservation = await reserveOverHttp(app, owner.access, { control_unit_id: unit.unitId, str_begin: codes[0], str_finish: codes[1] });
+    await writeOff(owner.access, { control_unit_id: unit.unitId, str_reason: 'DAMAGED', tags: byCode([codes[0]!]) });
+    expect(await reservationStatus(app, owner.access, reservation.id)).toBe('ACTIVE');
+    const last = await writeOff(owner.access, { control_unit_id: unit.unitId, str_reason: 'LOST_UNUSED', tags: byCode([codes[1]!, codes[2]!]) });
+    expect(await reservationStatus(app, owner.access, reservation.id)).toBe('USED');
+    const events = await eventsOf(app, 'TagsReservation', reservation.id);
+    expect(events.map((e) => e.str_type)).toEqual(['TAGS_RESERVATION_CREATED', 'TAGS_RESERVATION_USED']);
+    expect(events[1]!.payload).toMatchObject({ changes: { str_status: { from: 'ACTIVE', to: 'USED' } }, refs: { control_unit_id: unit.unitId, tags_writeoff_id: last.body.data.id } });
+    const release = await app.call('POST', `/api/tags-reservations/${reservation.id}/release`, { token: owner.access });
+    expect(release.status).toBe(422);
+    expect(release.body.detail).toMatchObject({ str_status: 'USED', allowed: ['ACTIVE'] });
   });
 
   test('a box with none of its tags left available or reserved becomes DEPLETED', async () => {

@@ -12,6 +12,7 @@ import type { SearchSpec } from '../shared/search.js';
 import { fromStatusesSql } from './tag.rules.js';
 import { ANIMAL_FIELDS } from '../animals/animal-fields.js';
 import { tagsNotReady } from './tag-sets.js';
+import { settleReservations } from './reservations-used.js';
 import { tagsPolicy, workUnit, type WorkUnit } from './tags.policy.js';
 import { TagsIdentification } from './tags-identification.entity.js';
 import { checkIdentification, tagsOf, type LockedTag, type NewAnimal, type TagsIdentificationCreateInput } from './tags-identification.rules.js';
@@ -197,17 +198,7 @@ export class TagsIdentificationService {
         events.push({ type: b.str_status === 'DEPLETED' ? 'TAGS_BOX_DEPLETED' : 'TAGS_BOX_OPENED', recordType: 'TagsBox', recordId: b.id, actorId: actor.userId, payload: { changes: { str_status: { from: b.previous, to: b.str_status } }, refs } });
       }
     }
-    const reservations = [...new Set(tags.map((t) => t.tags_reservation_id).filter((v): v is string => v !== null))];
-    if (reservations.length) {
-      const used = await tx.execute<{ id: string }[]>(
-        `update tags_reservation r set str_status = 'USED', ts_updated_at = now()
-          where r.id in (select value::uuid from jsonb_array_elements_text(?::jsonb)) and r.str_status = 'ACTIVE'
-            and not exists (select 1 from tag t where t.tags_reservation_id = r.id)
-         returning r.id`,
-        [JSON.stringify(reservations)],
-      );
-      for (const r of used) events.push({ type: 'TAGS_RESERVATION_USED', recordType: 'TagsReservation', recordId: r.id, actorId: actor.userId, payload: { changes: { str_status: { from: 'ACTIVE', to: 'USED' } }, refs } });
-    }
+    events.push(...(await settleReservations(tx, tags.map((t) => t.tags_reservation_id), actor.userId, refs)));
     return events;
   }
 }

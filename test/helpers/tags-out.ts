@@ -13,6 +13,21 @@ export async function reserveTags(app: TestApp, unitId: string, tagIds: string[]
   return id;
 }
 
+/** POST /api/tags-reservations of one item that must answer 201; returns the Tags Reservation. */
+export async function reserveOverHttp(app: TestApp, token: string, item: Record<string, unknown>): Promise<{ id: string; str_status: string; [field: string]: unknown }> {
+  const res = await app.call('POST', '/api/tags-reservations', { token, body: { reservations: [{ str_name: 'Lote', ...item }] } });
+  // The error body shows in the failure when the status is not the expected one.
+  expect({ status: res.status, error: res.body?.error, detail: res.body?.detail }).toEqual({ status: 201, error: undefined, detail: undefined });
+  return res.body.data[0];
+}
+
+/** A reservation's status as GET /api/tags-reservations/{id} answers it. */
+export async function reservationStatus(app: TestApp, token: string, id: string): Promise<string> {
+  const res = await app.call('GET', `/api/tags-reservations/${id}`, { token });
+  expect(res.status).toBe(200);
+  return res.body.data.str_status;
+}
+
 export interface TagRow {
   id: string;
   str_code: string;
