@@ -3,7 +3,7 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { makeUnit, type TestUnit } from './helpers/tags.js';
-import { reservationStatus, reserveOverHttp } from './helpers/tags-out.js';
+import { expectUsedBy, reservationStatus, reserveOverHttp, type TagRow } from './helpers/tags-out.js';
 import { createEgress, createIngress, evaluate, ranges, type Box, type Rec } from './helpers/transfer.js';
 
 /**
@@ -28,14 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-interface TagRead {
-  id: string;
-  str_code: string;
-  str_status: string;
-  animal_id: string | null;
-  last_control_unit_id: string | null;
-  tags_reservation_id: string | null;
-}
+/** A tag as GET /api/tags reads it: the fields this test looks at. */
+type TagRead = Pick<TagRow, 'id' | 'str_code' | 'str_status' | 'animal_id' | 'tags_reservation_id'> & { last_control_unit_id: string | null };
 
 const get = async (path: string, token = owner.access) => {
   const res = await app.call('GET', path, { token });
@@ -133,7 +127,7 @@ describe('a supplier range from the tag stock to an animal\'s death', () => {
     expect(res.status).toBe(201);
     life.replacementId = res.body.data.id;
     expect(res.body.data.tags[0]).toMatchObject({ animal_id: life.animalIds[0], old_tag: { str_code: c0, str_status: 'REPLACED' }, new_tag: { str_code: c2, str_status: 'APPLIED' } });
-    expect(await reservationStatus(app, owner.access, life.reservationId)).toBe('USED');
+    await expectUsedBy(app, owner.access, life.reservationId, { control_unit_id: farm.unitId, tags_replacement_id: life.replacementId });
   });
 
   test('7. Mimosa dies: her new tag is written off for ANIMAL_DEATH', async () => {

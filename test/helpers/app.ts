@@ -28,6 +28,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Fails, showing the error and its detail, unless the reply has this status. */
+export function expectStatus(res: Reply, status: number): void {
+  expect({ status: res.status, error: res.body?.error, detail: res.body?.detail }).toEqual({ status, error: undefined, detail: undefined });
+}
+
 /** The real service on a free port, on the suite's database (see global-setup.ts), over real HTTP. */
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
