@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectStatus, startApp, type TestApp } from './helpers/app.js';
+import { mustPost, startApp, type TestApp } from './helpers/app.js';
 import { count } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
@@ -22,11 +22,7 @@ const setup = () => ownerWithUnit(app, county);
 const post = (token: string, body: unknown) => app.call('POST', '/api/tags-replacements', { token, body });
 const pairs = (olds: string[], news: string[], reason = 'LOST') => olds.map((c, i) => ({ str_tag_code: c, str_new_tag_code: news[i], str_reason: reason }));
 
-async function replace(token: string, body: unknown) {
-  const res = await post(token, body);
-  expectStatus(res, 201);
-  return res;
-}
+const replace = (token: string, body: unknown) => mustPost(app, '/api/tags-replacements', token, body);
 
 const replacementsAt = (unit: TestUnit) => count(app, 'tags_replacement where control_unit_id = ?', [unit.unitId]);
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectStatus, startApp, type TestApp } from './helpers/app.js';
+import { mustPost, startApp, type TestApp } from './helpers/app.js';
 import { count } from './helpers/db.js';
 import { makeUser, login, member, official } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
@@ -26,11 +26,7 @@ const setup = () => ownerWithUnit(app, county);
 const post = (token: string, body: unknown) => app.call('POST', '/api/tags-writeoffs', { token, body });
 const byCode = (codes: string[]) => codes.map((str_code) => ({ str_code }));
 
-async function writeOff(token: string, body: unknown) {
-  const res = await post(token, body);
-  expectStatus(res, 201);
-  return res;
-}
+const writeOff = (token: string, body: unknown) => mustPost(app, '/api/tags-writeoffs', token, body);
 
 const writeoffsAt = (unit: TestUnit) => count(app, 'tags_writeoff where control_unit_id = ?', [unit.unitId]);
 

@@ -3,21 +3,14 @@ import { requireActor, type Context } from '../context.js';
 import { groupedBy } from '../loaders.js';
 import type { Animal } from '../../src/animals/animal.entity.js';
 import { Tag } from '../../src/tags/tag.entity.js';
+import type { BoxRow } from '../../src/tags/transfer-support.js';
 
 /**
  * A box as an ingress or an egress lists it. For an ingress `str_status` is the evaluation
  * (PENDING, ACCEPTED, REJECTED) and `str_box_status` the box now; for an egress `str_status` is
  * the box now and `str_box_status` the box before it left.
  */
-interface OperationBoxRow {
-  id: string;
-  str_code: string;
-  str_begin: string;
-  str_finish: string;
-  int_quantity: number;
-  str_status: string;
-  str_box_status: string;
-}
+type OperationBoxRow = Omit<BoxRow, 'control_unit_id'> & { str_box_status: string };
 
 export interface ReplacementItem {
   tags_replacement_id: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectStatus, type TestApp } from './app.js';
+import { mustPost, type TestApp } from './app.js';
 
 /** Tags Data Without Assoc: the fields of every tag in a writeoff or replacement record. */
 export const TAG_KEYS = ['id', 'str_code', 'str_status', 'ts_created_at', 'ts_updated_at'].sort();
@@ -15,9 +15,7 @@ export async function reserveTags(app: TestApp, unitId: string, tagIds: string[]
 
 /** POST /api/tags-reservations of one item that must answer 201; returns the Tags Reservation. */
 export async function reserveOverHttp(app: TestApp, token: string, item: Record<string, unknown>): Promise<{ id: string; str_status: string; [field: string]: unknown }> {
-  const res = await app.call('POST', '/api/tags-reservations', { token, body: { reservations: [{ str_name: 'Lote', ...item }] } });
-  expectStatus(res, 201);
-  return res.body.data[0];
+  return (await mustPost(app, '/api/tags-reservations', token, { reservations: [{ str_name: 'Lote', ...item }] })).body.data[0];
 }
 
 /** A reservation's status as GET /api/tags-reservations/{id} answers it. */
