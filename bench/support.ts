@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
 import { loadConfig } from '../src/config.js';
 import { openOrm } from '../src/db/orm.js';
-import { Membership } from '../src/identity/membership.entity.js';
+import { Membership, type Role } from '../src/identity/membership.entity.js';
 import { Organization } from '../src/identity/organization.entity.js';
 import { hashPassword } from '../src/identity/passwords.js';
 import { User } from '../src/identity/user.entity.js';
@@ -58,8 +58,8 @@ async function runOn(title: string, databaseUrl: string | undefined, run: (servi
   }
 }
 
-/** A fresh organization and its confirmed OWNER, who signs in with `password`. */
-export async function benchOwner(service: Service, password: string): Promise<{ org: Organization; user: User }> {
+/** A fresh organization and its confirmed member (OWNER unless said), who signs in with `password`. */
+export async function benchOwner(service: Service, password: string, role: Role = 'OWNER'): Promise<{ org: Organization; user: User }> {
   const em = service.orm.em.fork();
   const org = em.create(Organization, { str_name: 'Bench Org', str_document: generateCnpj() });
   const user = em.create(User, {
@@ -73,9 +73,19 @@ export async function benchOwner(service: Service, password: string): Promise<{ 
     organization_id: null,
   });
   em.persist([org, user]);
-  em.persist(em.create(Membership, { user_id: user.id, organization_id: org.id, str_role: 'OWNER' }));
+  em.persist(em.create(Membership, { user_id: user.id, organization_id: org.id, str_role: role }));
   await em.flush();
   return { org, user };
+}
+
+/** One establishment of the organization with one control unit of `type`; answers the unit's id. */
+export async function benchUnit(service: Service, organizationId: string, type: string, name: string): Promise<string> {
+  const em = service.orm.em.fork();
+  const establishmentId = randomUUID();
+  const unitId = randomUUID();
+  await em.execute(`insert into establishment (id, organization_id, str_name, str_type) values (?, ?, 'Fazenda Bench', 'FARM')`, [establishmentId, organizationId]);
+  await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, ?, ?)`, [unitId, establishmentId, `BENCH-${unitId.slice(0, 8)}`, name, type]);
+  return unitId;
 }
 
 /** The service listening on a free port. */

@@ -20,7 +20,7 @@ const byKey = <T>(keys: readonly string[], rows: T[], key: (row: T) => string): 
   return keys.map((k) => map.get(k) ?? null);
 };
 
-const groupedBy = <T>(keys: readonly string[], rows: T[], key: (row: T) => string): T[][] => {
+export const groupedBy = <T>(keys: readonly string[], rows: T[], key: (row: T) => string): T[][] => {
   const map = new Map<string, T[]>();
   for (const r of rows) {
     const list = map.get(key(r)) ?? [];
@@ -88,3 +88,9 @@ export function createLoaders(em: EntityManager, actor: Actor | null) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/** The name of a unit's establishment, read past every policy: a record names where it happened. */
+export async function establishmentNameOfUnit(loaders: Loaders, unitId: string): Promise<string | null> {
+  const unit = await loaders.unrestrictedControlUnitById.load(unitId);
+  return unit ? ((await loaders.unrestrictedEstablishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+}

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from './helpers/app.js';
 import { member, official } from './helpers/factories.js';
-import { animalBody, count, fieldWork, identify, rows } from './helpers/identify.js';
+import { count, rows } from './helpers/db.js';
+import { animalBody, fieldWork, identify } from './helpers/identify.js';
 import { ISO_Z, makeCounty } from './helpers/places.js';
 import { makeUnit, stockTags } from './helpers/tags.js';
 import { appendEvent } from '../src/shared/events.js';

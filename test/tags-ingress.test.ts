@@ -3,8 +3,9 @@ import { fromConstraintViolation } from '../src/shared/errors.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { ISO_Z, UUID_RE } from './helpers/places.js';
-import { codeAt, freshCodeBlock, makeUnit, type TestUnit } from './helpers/tags.js';
-import { INGRESS_BOX_KEYS, INGRESS_KEYS, count, type Box, createIngress, evaluate, ranges, tagStatuses } from './helpers/transfer.js';
+import { codeAt, freshCodeBlock, ownerWithUnit, type TestUnit } from './helpers/tags.js';
+import { count } from './helpers/db.js';
+import { INGRESS_BOX_KEYS, INGRESS_KEYS, type Box, createIngress, evaluate, ranges, tagStatuses } from './helpers/transfer.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -14,11 +15,7 @@ afterAll(() => app.close());
 
 const db = () => app.service.orm.em.fork();
 
-async function setup() {
-  const owner = await member(app);
-  const unit = await makeUnit(app, owner.org.id);
-  return { owner, unit };
-}
+const setup = () => ownerWithUnit(app);
 
 const post = (token: string, body: unknown) => app.call('POST', '/api/tags-ingress', { token, body });
 const evaluateCall = (token: string, id: string, body: unknown) => app.call('POST', `/api/tags-ingress/${id}/evaluate`, { token, body });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { count } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
-import { makeUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
-import { TAG_KEYS, animalRows, countWhere, eventsOf, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
+import { makeUnit, ownerWithUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
+import { TAG_KEYS, animalRows, eventsOf, expectUsedBy, reservationStatus, reserveOverHttp, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
 
 let app: TestApp;
 let county: TestCounty;
@@ -16,22 +17,14 @@ afterAll(() => app.close());
 const REPLACEMENT_KEYS = ['id', 'control_unit_id', 'operator_user_id', 'str_description', 'str_label', 'tags', 'ts_unsafe_client_created_at', 'ts_created_at', 'ts_updated_at'].sort();
 const ITEM_KEYS = ['animal_id', 'str_reason', 'old_tag', 'new_tag'].sort();
 
-async function setup() {
-  const owner = await member(app);
-  const unit = await makeUnit(app, owner.org.id, county);
-  return { owner, unit };
-}
+const setup = () => ownerWithUnit(app, county);
 
 const post = (token: string, body: unknown) => app.call('POST', '/api/tags-replacements', { token, body });
 const pairs = (olds: string[], news: string[], reason = 'LOST') => olds.map((c, i) => ({ str_tag_code: c, str_new_tag_code: news[i], str_reason: reason }));
 
-async function replace(token: string, body: unknown) {
-  const res = await post(token, body);
-  expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: expect.anything() });
-  return res;
-}
+const replace = (token: string, body: unknown) => mustPost(app, '/api/tags-replacements', token, body);
 
-const replacementsAt = (unit: TestUnit) => countWhere(app, 'tags_replacement', 'control_unit_id = ?', [unit.unitId]);
+const replacementsAt = (unit: TestUnit) => count(app, 'tags_replacement where control_unit_id = ?', [unit.unitId]);
 
 describe('POST /api/tags-replacements', () => {
   test('applied tags → REPLACED (keeping the animal), new AVAILABLE or RESERVED tags → APPLIED on the same animals; the documented record; events', async () => {
@@ -122,6 +115,17 @@ describe('POST /api/tags-replacements', () => {
     expect((await animalRows(app, animalIds))[0]!.current_tag_id).toBe(tagIds[1]);
     const search = await app.call('POST', '/api/tags-replacements/search', { token: owner.access, body: { animal_id: animalIds[0] } });
     expect(search.body.meta.int_total_results).toBe(2);
+  });
+
+  test('a replacement taking the last RESERVED tag of a reservation makes it USED (one TAGS_RESERVATION_USED naming the replacement); it cannot be released', async () => {
+    const { owner, unit } = await setup();
+    const { codes: olds } = await stockAnimals(app, unit.unitId, 2);
+    const { codes } = await stockTags(app, unit.unitId, 3);
+    const reservation = await reserveOverHttp(app, owner.access, { control_unit_id: unit.unitId, str_begin: codes[0], str_finish: codes[1] });
+    await replace(owner.access, { control_unit_id: unit.unitId, tags: pairs([olds[0]!], [codes[0]!]) });
+    expect(await reservationStatus(app, owner.access, reservation.id)).toBe('ACTIVE');
+    const last = await replace(owner.access, { control_unit_id: unit.unitId, tags: pairs([olds[1]!], [codes[1]!], 'DAMAGED') });
+    await expectUsedBy(app, owner.access, reservation.id, { control_unit_id: unit.unitId, tags_replacement_id: last.body.data.id });
   });
 
   test('refused transitions: an old tag not APPLIED, a new tag not AVAILABLE/RESERVED (a final tag never comes back): 422 INVALID_STATE naming codes and statuses, nothing changed', async () => {
@@ -267,7 +271,7 @@ describe('POST /api/tags-replacements: bulk and offline-first', () => {
     expect(await statusCounts(app, newIds)).toEqual({ AVAILABLE: 300 });
     expect(new Set((await animalRows(app, animalIds)).map((a) => a.current_tag_id))).toEqual(new Set(tagIds));
     expect(await replacementsAt(unit)).toBe(0);
-    expect(await countWhere(app, 'tags_replacement_tag', 'animal_id = any(array[?]::uuid[])', [animalIds])).toBe(0);
+    expect(await count(app, 'tags_replacement_tag where animal_id = any(array[?]::uuid[])', [animalIds])).toBe(0);
   });
 
   test('a client id: the same body again is a replay (201, same record, one row); another body is 422 CONFLICT', async () => {
@@ -284,7 +288,7 @@ describe('POST /api/tags-replacements: bulk and offline-first', () => {
     expect(other.status).toBe(422);
     expect(other.body.error).toBe('CONFLICT');
     expect(Object.keys(other.body.detail.fields)).toEqual(['id']);
-    expect(await countWhere(app, 'tags_replacement', 'id = ?', [id])).toBe(1);
+    expect(await count(app, 'tags_replacement where id = ?', [id])).toBe(1);
     expect((await eventsOf(app, 'TagsReplacement', id)).length).toBe(1);
   });
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
-import { count, fieldWork, identify, animalBody, rows } from './helpers/identify.js';
+import { count, rows } from './helpers/db.js';
+import { fieldWork, identify, animalBody } from './helpers/identify.js';
 import { ISO_Z, UUID_RE } from './helpers/places.js';
 import { makeUnit, stockTags } from './helpers/tags.js';
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { count } from './helpers/db.js';
 import { makeUser, login, member, official } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
-import { makeUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
-import { TAG_KEYS, animalRows, countWhere, eventsOf, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
+import { makeUnit, ownerWithUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
+import { TAG_KEYS, animalRows, eventsOf, expectUsedBy, reservationStatus, reserveOverHttp, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
 
 let app: TestApp;
 let county: TestCounty;
@@ -20,22 +21,14 @@ const PARTIAL_KEYS = [
 ].sort();
 const UNIT_KEYS = ['id', 'establishment', 'responsible_user', 'str_code', 'str_name', 'str_type', 'str_predominant_phase', 'str_predominant_system', 'ts_created_at', 'ts_updated_at'].sort();
 
-async function setup() {
-  const owner = await member(app);
-  const unit = await makeUnit(app, owner.org.id, county);
-  return { owner, unit };
-}
+const setup = () => ownerWithUnit(app, county);
 
 const post = (token: string, body: unknown) => app.call('POST', '/api/tags-writeoffs', { token, body });
 const byCode = (codes: string[]) => codes.map((str_code) => ({ str_code }));
 
-async function writeOff(token: string, body: unknown) {
-  const res = await post(token, body);
-  expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: expect.anything() });
-  return res;
-}
+const writeOff = (token: string, body: unknown) => mustPost(app, '/api/tags-writeoffs', token, body);
 
-const writeoffsAt = (unit: TestUnit) => countWhere(app, 'tags_writeoff', 'control_unit_id = ?', [unit.unitId]);
+const writeoffsAt = (unit: TestUnit) => count(app, 'tags_writeoff where control_unit_id = ?', [unit.unitId]);
 
 describe('POST /api/tags-writeoffs: unused tags', () => {
   test('AVAILABLE and RESERVED tags → WRITTEN_OFF with reason and time; the reserved one leaves its reservation; the documented record; events', async () => {
@@ -91,6 +84,16 @@ describe('POST /api/tags-writeoffs: unused tags', () => {
     expect((await eventsOf(app, 'TagsBox', boxId)).map((e) => e.str_type)).toEqual(['TAGS_BOX_OPENED']);
     const [box] = await app.service.orm.em.fork().execute<{ str_status: string }[]>('select str_status from tags_box where id = ?', [boxId]);
     expect(box!.str_status).toBe('OPENED');
+  });
+
+  test('writing off the last RESERVED tags of a reservation makes it USED (one TAGS_RESERVATION_USED naming the writeoff); it cannot be released', async () => {
+    const { owner, unit } = await setup();
+    const { codes } = await stockTags(app, unit.unitId, 4);
+    const reservation = await reserveOverHttp(app, owner.access, { control_unit_id: unit.unitId, str_begin: codes[0], str_finish: codes[1] });
+    await writeOff(owner.access, { control_unit_id: unit.unitId, str_reason: 'DAMAGED', tags: byCode([codes[0]!]) });
+    expect(await reservationStatus(app, owner.access, reservation.id)).toBe('ACTIVE');
+    const last = await writeOff(owner.access, { control_unit_id: unit.unitId, str_reason: 'LOST_UNUSED', tags: byCode([codes[1]!, codes[2]!]) });
+    await expectUsedBy(app, owner.access, reservation.id, { control_unit_id: unit.unitId, tags_writeoff_id: last.body.data.id });
   });
 
   test('a box with none of its tags left available or reserved becomes DEPLETED', async () => {
@@ -164,7 +167,7 @@ describe('POST /api/tags-writeoffs: applied tags end their animals', () => {
     const rows = await tagRows(app, tagIds.slice(0, 2));
     // A written-off tag keeps its animal for history.
     expect(rows.map((t) => [t.str_status, t.animal_id])).toEqual([['WRITTEN_OFF', animalIds[0]], ['WRITTEN_OFF', animalIds[1]]]);
-    const links = await countWhere(app, 'tags_writeoff_tag', 'tags_writeoff_id = ? and animal_id is not null', [res.body.data.id]);
+    const links = await count(app, 'tags_writeoff_tag where tags_writeoff_id = ? and animal_id is not null', [res.body.data.id]);
     expect(links).toBe(2);
   });
 
@@ -317,8 +320,8 @@ describe('POST /api/tags-writeoffs: bulk and offline-first', () => {
     expect(res.body.detail.fields).toEqual({ 'tags[249].str_code': ['no such tag at this control unit'] });
     expect(await statusCounts(app, [...tagIds, ...otherIds])).toEqual({ AVAILABLE: 501 });
     expect(await writeoffsAt(unit)).toBe(0);
-    expect(await countWhere(app, 'tags_writeoff_tag', 'tag_id = any(array[?]::uuid[])', [tagIds])).toBe(0);
-    expect(await countWhere(app, 'tags_box', "control_unit_id = ? and str_status <> 'IN_STOCK'", [unit.unitId])).toBe(0);
+    expect(await count(app, 'tags_writeoff_tag where tag_id = any(array[?]::uuid[])', [tagIds])).toBe(0);
+    expect(await count(app, "tags_box where control_unit_id = ? and str_status <> 'IN_STOCK'", [unit.unitId])).toBe(0);
   });
 
   test('two writeoffs at once sharing a tag: one succeeds, the other is 422 INVALID_STATE and writes nothing', async () => {
@@ -333,7 +336,7 @@ describe('POST /api/tags-writeoffs: bulk and offline-first', () => {
     expect(refused.body.detail.tags).toEqual([{ str_code: codes[20], str_status: 'WRITTEN_OFF' }]);
     expect(await statusCounts(app, tagIds)).toEqual({ WRITTEN_OFF: 21, AVAILABLE: 20 });
     expect(await writeoffsAt(unit)).toBe(1);
-    expect(await countWhere(app, 'tags_writeoff_tag', 'tag_id = any(array[?]::uuid[])', [tagIds])).toBe(21);
+    expect(await count(app, 'tags_writeoff_tag where tag_id = any(array[?]::uuid[])', [tagIds])).toBe(21);
   });
 
   test('a client id: the same body again is a replay (201, same record, one row, one event); another body is 422 CONFLICT; at once, both get the record', async () => {
@@ -349,14 +352,14 @@ describe('POST /api/tags-writeoffs: bulk and offline-first', () => {
     expect(other.status).toBe(422);
     expect(other.body.error).toBe('CONFLICT');
     expect(Object.keys(other.body.detail.fields)).toEqual(['id']);
-    expect(await countWhere(app, 'tags_writeoff', 'id = ?', [id])).toBe(1);
+    expect(await count(app, 'tags_writeoff where id = ?', [id])).toBe(1);
     expect((await eventsOf(app, 'TagsWriteoff', id)).length).toBe(1);
 
     const racing = { ...body, id: randomUUID(), tags: byCode(codes.slice(3)) };
     const [a, b] = await Promise.all([post(owner.access, racing), post(owner.access, racing)]);
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(a.body).toEqual(b.body);
-    expect(await countWhere(app, 'tags_writeoff', 'id = ?', [racing.id])).toBe(1);
+    expect(await count(app, 'tags_writeoff where id = ?', [racing.id])).toBe(1);
   });
 });
 

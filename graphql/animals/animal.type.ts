@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import { establishmentNameOfUnit } from '../loaders.js';
 import { GeoPoint } from '../places/establishment.type.js';
 import { SocioenvironmentalStatusEnum } from '../places/enums.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
@@ -63,8 +64,7 @@ export class AnimalFieldsResolver {
 
   @FieldResolver(() => String, { nullable: true })
   async str_establishment_name(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
-    const unit = await ctx.loaders.unrestrictedControlUnitById.load(a.last_control_unit_id);
-    return unit ? ((await ctx.loaders.unrestrictedEstablishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+    return establishmentNameOfUnit(ctx.loaders, a.last_control_unit_id);
   }
 }
 

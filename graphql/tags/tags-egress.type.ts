@@ -6,7 +6,7 @@ import type { ControlUnit as ControlUnitEntity } from '../../src/places/control-
 import type { TagsEgress as TagsEgressEntity } from '../../src/tags/tags-egress.entity.js';
 import { MAX_BOXES } from '../../src/tags/tags-transfer.rules.js';
 import { TagsBoxStatusEnum, TagsEgressStatusEnum, TagsEgressTypeEnum } from './enums.js';
-import { transferLoaders } from './transfer-loaders.js';
+import { tagsLoaders } from './tags.loaders.js';
 
 @ObjectType('ControlUnitReadOnly', { description: "What either side of a tags egress reads of the other's unit (often another organization's): codes and names only" })
 export class ControlUnitReadOnly {
@@ -90,7 +90,7 @@ export class TagsEgressFieldsResolver {
 
   @FieldResolver(() => [TagsEgressBox])
   tags_boxes(@Root() e: TagsEgressEntity, @Ctx() ctx: Context): Promise<TagsEgressBox[]> {
-    return transferLoaders(ctx).egressBoxes.load(e.id);
+    return tagsLoaders(ctx).egressBoxes.load(e.id);
   }
 }
 

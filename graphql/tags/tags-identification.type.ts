@@ -1,13 +1,13 @@
-import DataLoader from 'dataloader';
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
-import { requireActor, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { establishmentNameOfUnit } from '../loaders.js';
 import { Animal } from '../animals/animal.type.js';
 import { ControlUnit, GeoPointInput } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { Animal as AnimalEntity } from '../../src/animals/animal.entity.js';
 import type { TagsIdentification as TagsIdentificationEntity } from '../../src/tags/tags-identification.entity.js';
 import { AnimalGenderEnum, AnimalSpeciesEnum } from './enums.js';
+import { tagsLoaders } from './tags.loaders.js';
 
 @ObjectType('TagsIdentification', { description: 'Animals identified at a control unit in one request. Tags Identification Partial Data is a selection of it' })
 export class TagsIdentification {
@@ -24,17 +24,6 @@ export class TagsIdentification {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
-// Scoped by the caller (an animal may since have moved where the caller does not see): one loader per request.
-const animalLoaders = new WeakMap<Context, DataLoader<string, AnimalEntity[]>>();
-const animalsOf = (ctx: Context) => {
-  let loader = animalLoaders.get(ctx);
-  if (!loader) {
-    loader = new DataLoader((ids: readonly string[]) => ctx.core.animals.ofIdentifications(ctx.em, requireActor(ctx), ids));
-    animalLoaders.set(ctx, loader);
-  }
-  return loader;
-};
-
 @Resolver(() => TagsIdentification)
 export class TagsIdentificationFieldsResolver {
   @FieldResolver(() => ControlUnit)
@@ -49,13 +38,12 @@ export class TagsIdentificationFieldsResolver {
 
   @FieldResolver(() => String, { nullable: true })
   async str_establishment_name(@Root() i: TagsIdentificationEntity, @Ctx() ctx: Context): Promise<string | null> {
-    const unit = await ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id);
-    return unit ? ((await ctx.loaders.unrestrictedEstablishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+    return establishmentNameOfUnit(ctx.loaders, i.control_unit_id);
   }
 
   @FieldResolver(() => [Animal])
   async animals(@Root() i: TagsIdentificationEntity, @Ctx() ctx: Context): Promise<Animal[]> {
-    return (await animalsOf(ctx).load(i.id)) as unknown as Animal[];
+    return (await tagsLoaders(ctx).animalsOfIdentification.load(i.id)) as unknown as Animal[];
   }
 }
 

@@ -6,7 +6,7 @@ import { DateTime, UUID } from '../shared/scalars.js';
 import type { TagsIngress as TagsIngressEntity } from '../../src/tags/tags-ingress.entity.js';
 import { MAX_BOXES } from '../../src/tags/tags-transfer.rules.js';
 import { TagsBoxStatusEnum, TagsIngressBoxStatusEnum, TagsIngressStatusEnum } from './enums.js';
-import { transferLoaders } from './transfer-loaders.js';
+import { tagsLoaders } from './tags.loaders.js';
 
 @ObjectType('TagsIngressBox', { description: 'A box of a tags ingress and its evaluation' })
 export class TagsIngressBox {
@@ -45,7 +45,7 @@ export class TagsIngressFieldsResolver {
 
   @FieldResolver(() => [TagsIngressBox])
   tags_boxes(@Root() i: TagsIngressEntity, @Ctx() ctx: Context): Promise<TagsIngressBox[]> {
-    return transferLoaders(ctx).ingressBoxes.load(i.id);
+    return tagsLoaders(ctx).ingressBoxes.load(i.id);
   }
 }
 

@@ -1,12 +1,13 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import { establishmentNameOfUnit } from '../loaders.js';
 import { User } from '../identity/user.type.js';
 import { ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { ReplacementReasonEnum } from './enums.js';
 import { Tag } from './tag.type.js';
-import { tagsOutLoaders, type ReplacementItem } from './tags-out.loaders.js';
+import { tagsLoaders, type ReplacementItem } from './tags.loaders.js';
 import { Tag as TagRecord } from '../../src/tags/tag.entity.js';
 import type { TagsReplacement as TagsReplacementEntity } from '../../src/tags/tags-replacement.entity.js';
 import { REPLACEMENT_REASONS } from '../../src/tags/tag.rules.js';
@@ -69,8 +70,7 @@ export class TagsReplacementFieldsResolver {
 
   @FieldResolver(() => String, { nullable: true })
   async str_establishment_name(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<string | null> {
-    const unit = await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id);
-    return unit ? ((await ctx.loaders.unrestrictedEstablishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+    return establishmentNameOfUnit(ctx.loaders, r.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
@@ -85,7 +85,7 @@ export class TagsReplacementFieldsResolver {
 
   @FieldResolver(() => [TagsReplacementTag])
   async tags(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<TagsReplacementTag[]> {
-    return (await tagsOutLoaders(ctx).itemsOfReplacement.load(r.id)) as unknown as TagsReplacementTag[];
+    return (await tagsLoaders(ctx).itemsOfReplacement.load(r.id)) as unknown as TagsReplacementTag[];
   }
 }
 

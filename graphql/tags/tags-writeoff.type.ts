@@ -1,12 +1,13 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import { establishmentNameOfUnit } from '../loaders.js';
 import { User } from '../identity/user.type.js';
 import { ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { WriteoffReasonEnum } from './enums.js';
 import { Tag } from './tag.type.js';
-import { tagsOutLoaders } from './tags-out.loaders.js';
+import { tagsLoaders } from './tags.loaders.js';
 import type { TagsWriteoff as TagsWriteoffEntity } from '../../src/tags/tags-writeoff.entity.js';
 import { WRITEOFF_REASONS } from '../../src/tags/tag.rules.js';
 import { MAX_TAGS_PER_OPERATION } from '../../src/tags/tags-writeoff.rules.js';
@@ -43,8 +44,7 @@ export class TagsWriteoffFieldsResolver {
 
   @FieldResolver(() => String, { nullable: true })
   async str_establishment_name(@Root() w: TagsWriteoffEntity, @Ctx() ctx: Context): Promise<string | null> {
-    const unit = await ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id);
-    return unit ? ((await ctx.loaders.unrestrictedEstablishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+    return establishmentNameOfUnit(ctx.loaders, w.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
@@ -59,7 +59,7 @@ export class TagsWriteoffFieldsResolver {
 
   @FieldResolver(() => [Tag])
   async tags(@Root() w: TagsWriteoffEntity, @Ctx() ctx: Context): Promise<Tag[]> {
-    return (await tagsOutLoaders(ctx).tagsOfWriteoff.load(w.id)) as unknown as Tag[];
+    return (await tagsLoaders(ctx).tagsOfWriteoff.load(w.id)) as unknown as Tag[];
   }
 }
 

@@ -14,7 +14,8 @@ import { egressShape, type TagsEgressInput } from './tags-egress.input.js';
 import { tagsPolicy, workUnit } from './tags.policy.js';
 import { BOX_TRANSITIONS, EGRESS_TRANSITIONS, recordStateError } from './tags-transfer.rules.js';
 import { pickBoxes } from './tags-egress.boxes.js';
-import { boxEvents, boxRef, canWorkAt, operatorOf, rowsParam, type BoxRow } from './transfer-support.js';
+import { boxEvents, boxRef, canWorkAt, rowsParam, type BoxRow } from './transfer-support.js';
+import { operatorFor } from './field-work.js';
 
 export const TAGS_EGRESS_SEARCH: SearchSpec = {
   alias: 'te',
@@ -72,7 +73,7 @@ export class TagsEgressService {
       // Any existing unit: tags go to other organizations' units too (a return to the supplier's stock, a sale).
       const to = await tx.findOne(ControlUnit, { id: input.to_control_unit_id! });
       if (!to) throw DomainError.field('to_control_unit_id', 'no such control unit');
-      const operator = await operatorOf(tx, actor, work.establishment.organization_id, input.operator_user_id);
+      const operator = await operatorFor(tx, actor, work, input.operator_user_id);
       const boxes = await pickBoxes(tx, work.unit.id, picks);
       const egress = tx.create(TagsEgress, {
         ...(id ? { id } : {}),

@@ -12,6 +12,8 @@ import type { SearchSpec } from '../shared/search.js';
 import { fromStatusesSql } from './tag.rules.js';
 import { ANIMAL_FIELDS } from '../animals/animal-fields.js';
 import { tagsNotReady } from './tag-sets.js';
+import { settleBoxes } from './box-stock.js';
+import { settleReservations } from './reservations-used.js';
 import { tagsPolicy, workUnit, type WorkUnit } from './tags.policy.js';
 import { TagsIdentification } from './tags-identification.entity.js';
 import { checkIdentification, tagsOf, type LockedTag, type NewAnimal, type TagsIdentificationCreateInput } from './tags-identification.rules.js';
@@ -182,32 +184,12 @@ export class TagsIdentificationService {
    */
   private async boxesAndReservations(tx: EntityManager, actor: Actor, tags: LockedTag[], refs: Record<string, string>): Promise<EventInput[]> {
     const events: EventInput[] = [];
-    const boxes = [...new Set(tags.map((t) => t.tags_box_id).filter((v): v is string => v !== null))];
-    if (boxes.length) {
-      const changed = await tx.execute<{ id: string; str_code: string; str_status: string; previous: string }[]>(
-        `update tags_box b set str_status = s.next, ts_updated_at = now()
-           from (select b2.id, b2.str_status as previous,
-                        case when exists (select 1 from tag t where t.tags_box_id = b2.id and t.str_status in ('AVAILABLE','RESERVED')) then 'OPENED' else 'DEPLETED' end as next
-                   from tags_box b2 where b2.id in (select value::uuid from jsonb_array_elements_text(?::jsonb))) s
-          where b.id = s.id and b.str_status <> s.next
-         returning b.id, b.str_code, b.str_status, s.previous`,
-        [JSON.stringify(boxes)],
-      );
-      for (const b of changed) {
-        events.push({ type: b.str_status === 'DEPLETED' ? 'TAGS_BOX_DEPLETED' : 'TAGS_BOX_OPENED', recordType: 'TagsBox', recordId: b.id, actorId: actor.userId, payload: { changes: { str_status: { from: b.previous, to: b.str_status } }, refs } });
+    if (tags.some((t) => t.tags_box_id)) {
+      for (const b of await settleBoxes(tx, tags.map((t) => t.id), new Date())) {
+        events.push({ type: `TAGS_BOX_${b.str_status}`, recordType: 'TagsBox', recordId: b.id, actorId: actor.userId, payload: { changes: { str_status: { from: b.previous, to: b.str_status } }, refs } });
       }
     }
-    const reservations = [...new Set(tags.map((t) => t.tags_reservation_id).filter((v): v is string => v !== null))];
-    if (reservations.length) {
-      const used = await tx.execute<{ id: string }[]>(
-        `update tags_reservation r set str_status = 'USED', ts_updated_at = now()
-          where r.id in (select value::uuid from jsonb_array_elements_text(?::jsonb)) and r.str_status = 'ACTIVE'
-            and not exists (select 1 from tag t where t.tags_reservation_id = r.id)
-         returning r.id`,
-        [JSON.stringify(reservations)],
-      );
-      for (const r of used) events.push({ type: 'TAGS_RESERVATION_USED', recordType: 'TagsReservation', recordId: r.id, actorId: actor.userId, payload: { changes: { str_status: { from: 'ACTIVE', to: 'USED' } }, refs } });
-    }
+    events.push(...(await settleReservations(tx, tags.map((t) => t.tags_reservation_id), actor.userId, refs)));
     return events;
   }
 }

@@ -13,7 +13,8 @@ import { at, evaluations, ingressSource, type IngressSource, type TagsIngressEva
 import { evaluateIngress } from './tags-ingress.evaluate.js';
 import { tagsPolicy, workUnit, type WorkUnit } from './tags.policy.js';
 import { EGRESS_TRANSITIONS, recordStateError, type SupplierBox } from './tags-transfer.rules.js';
-import { boxEvents, boxRef, canWorkAt, operatorOf, rowsParam } from './transfer-support.js';
+import { boxEvents, boxRef, canWorkAt, rowsParam } from './transfer-support.js';
+import { operatorFor } from './field-work.js';
 
 export const TAGS_INGRESS_SEARCH: SearchSpec = {
   alias: 'ti',
@@ -57,7 +58,7 @@ export class TagsIngressService {
         const replayed = await replayCreate(tx, TagsIngress, 'tags_ingress', 'TagsIngress', 'TAGS_INGRESS_CREATED', id, hash, (r) => r.to_control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }
-      const operator = await operatorOf(tx, actor, work.establishment.organization_id, input.operator_user_id);
+      const operator = await operatorFor(tx, actor, work, input.operator_user_id);
       const ingress = tx.create(TagsIngress, {
         ...(id ? { id } : {}),
         to_control_unit_id: work.unit.id,

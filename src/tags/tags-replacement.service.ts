@@ -10,6 +10,7 @@ import { findVisible, searchVisible } from '../shared/scoped-query.js';
 import type { SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { boxEvents, settleBoxes } from './box-stock.js';
+import { settleReservations } from './reservations-used.js';
 import { lockClientId, operatorFor, trimmedOrNull } from './field-work.js';
 import { REPLACEMENT_REASONS, TAG_TRANSITIONS, tagStateError } from './tag.rules.js';
 import { lockTagsAt, tagRef, type LockedTag, type TagRef } from './tag-refs.js';
@@ -179,6 +180,7 @@ export class TagsReplacementService {
         payload: { changes: { current_tag_id: item.new_tag_id }, refs: { ...refs, tags_replacement_id: replacement.id, ...item } },
       })),
       ...boxEvents(boxes, actor.userId, { ...refs, tags_replacement_id: replacement.id }, now),
+      ...(await settleReservations(tx, r.pairs.map((p) => p.fresh.tags_reservation_id), actor.userId, { ...refs, tags_replacement_id: replacement.id }, now)),
     ]);
     return replacement;
   }

@@ -10,6 +10,7 @@ import { findVisible, searchVisible } from '../shared/scoped-query.js';
 import type { SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { boxEvents, settleBoxes } from './box-stock.js';
+import { settleReservations } from './reservations-used.js';
 import { lockClientId, operatorFor, trimmedOrNull } from './field-work.js';
 import { TAG_TRANSITIONS, WRITEOFF_REASONS, tagStateError, type WriteoffReason } from './tag.rules.js';
 import { lockTagsAt, tagRef, type LockedTag, type TagRef } from './tag-refs.js';
@@ -170,6 +171,7 @@ export class TagsWriteoffService {
           }))
         : []),
       ...boxEvents(boxes, actor.userId, { ...refs, tags_writeoff_id: writeoff.id }, now),
+      ...(await settleReservations(tx, w.tags.map((t) => t.tags_reservation_id), actor.userId, { ...refs, tags_writeoff_id: writeoff.id }, now)),
     ];
     await appendEvents(tx, events);
     return writeoff;

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
-import { DomainError } from '../shared/errors.js';
 import type { EventInput } from '../shared/events.js';
 import { tagsPolicy } from './tags.policy.js';
 
@@ -13,14 +12,6 @@ export interface BoxRow {
   int_quantity: number;
   str_status: string;
   control_unit_id: string;
-}
-
-/** The operator a tag operation records: the caller, or a member of the unit's organization the body names. */
-export async function operatorOf(tx: EntityManager, actor: Actor, organizationId: string, id: string | null | undefined): Promise<string> {
-  if (!id || id === actor.userId) return actor.userId;
-  const rows = await tx.execute<{ n: number }[]>('select count(*)::int as n from membership where user_id = ? and organization_id = ?', [id, organizationId]);
-  if (!rows[0]!.n) throw DomainError.field('operator_user_id', "is not a member of the unit's organization");
-  return id;
 }
 
 /** What an event payload says of a box: enough to find its codes without reading the tags. */

@@ -28,6 +28,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Fails, showing the error and its detail, unless the reply has this status. */
+export function expectStatus(res: Reply, status: number): void {
+  expect({ status: res.status, error: res.body?.error, detail: res.body?.detail }).toEqual({ status, error: undefined, detail: undefined });
+}
+
+/** POST that must answer `status` (201 unless said); the reply. */
+export async function mustPost(app: TestApp, path: string, token: string, body: unknown, status = 201): Promise<Reply> {
+  const res = await app.call('POST', path, { token, body });
+  expectStatus(res, status);
+  return res;
+}
+
 /** The real service on a free port, on the suite's database (see global-setup.ts), over real HTTP. */
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({

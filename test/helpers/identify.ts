@@ -1,11 +1,9 @@
 import type { TestApp } from './app.js';
-import { member } from './factories.js';
-import { makeUnit, stockTags, type TestUnit } from './tags.js';
+import { ownerWithUnit, stockTags, type TestUnit } from './tags.js';
 
 /** An owner of a fresh organization with one control unit holding `n` AVAILABLE tags. */
 export async function fieldWork(app: TestApp, n = 10) {
-  const owner = await member(app);
-  const unit = await makeUnit(app, owner.org.id);
+  const { owner, unit } = await ownerWithUnit(app);
   const stock = await stockTags(app, unit.unitId, n);
   return { owner, unit, stock };
 }
@@ -23,7 +21,3 @@ export async function identify(app: TestApp, token: string, unit: TestUnit, anim
   if (res.status !== 201) throw new Error(`identification failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
 }
-
-export const rows = async <T = Record<string, unknown>>(app: TestApp, sql: string, params: unknown[] = []): Promise<T[]> => app.service.orm.em.fork().execute<T[]>(sql, params);
-
-export const count = async (app: TestApp, sql: string, params: unknown[] = []): Promise<number> => (await rows<{ n: number }>(app, `select count(*)::int as n from ${sql}`, params))[0]!.n;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TestApp } from './app.js';
+import { mustPost, type TestApp } from './app.js';
 
 /** Tags Data Without Assoc: the fields of every tag in a writeoff or replacement record. */
 export const TAG_KEYS = ['id', 'str_code', 'str_status', 'ts_created_at', 'ts_updated_at'].sort();
@@ -11,6 +11,29 @@ export async function reserveTags(app: TestApp, unitId: string, tagIds: string[]
   await em.execute(`insert into tags_reservation (id, control_unit_id, str_name, int_quantity) values (?, ?, 'Lote', ?)`, [id, unitId, tagIds.length]);
   await em.execute(`update tag set str_status = 'RESERVED', tags_reservation_id = ? where id = any(array[?]::uuid[])`, [id, tagIds]);
   return id;
+}
+
+/** POST /api/tags-reservations of one item that must answer 201; returns the Tags Reservation. */
+export async function reserveOverHttp(app: TestApp, token: string, item: Record<string, unknown>): Promise<{ id: string; str_status: string; [field: string]: unknown }> {
+  return (await mustPost(app, '/api/tags-reservations', token, { reservations: [{ str_name: 'Lote', ...item }] })).body.data[0];
+}
+
+/** A reservation's status as GET /api/tags-reservations/{id} answers it. */
+export async function reservationStatus(app: TestApp, token: string, id: string): Promise<string> {
+  const res = await app.call('GET', `/api/tags-reservations/${id}`, { token });
+  expect(res.status).toBe(200);
+  return res.body.data.str_status;
+}
+
+/** The reservation was used up by the operation `refs` names: USED, its one TAGS_RESERVATION_USED event after its creation, and a release refused. */
+export async function expectUsedBy(app: TestApp, token: string, reservationId: string, refs: Record<string, unknown>): Promise<void> {
+  expect(await reservationStatus(app, token, reservationId)).toBe('USED');
+  const events = await eventsOf(app, 'TagsReservation', reservationId);
+  expect(events.map((e) => e.str_type)).toEqual(['TAGS_RESERVATION_CREATED', 'TAGS_RESERVATION_USED']);
+  expect(events[1]!.payload).toMatchObject({ changes: { str_status: { from: 'ACTIVE', to: 'USED' } }, refs });
+  const release = await app.call('POST', `/api/tags-reservations/${reservationId}/release`, { token });
+  expect(release.status).toBe(422);
+  expect(release.body.detail).toMatchObject({ str_status: 'USED', allowed: ['ACTIVE'] });
 }
 
 export interface TagRow {
@@ -53,11 +76,6 @@ export async function eventsOf(app: TestApp, recordType: string, recordId: strin
     .fork()
     .execute<{ str_type: string; str_payload: string }[]>('select str_type, str_payload from event where str_record_type = ? and record_id = ? order by seq', [recordType, recordId]);
   return rows.map((r) => ({ str_type: r.str_type, payload: JSON.parse(r.str_payload) as Payload }));
-}
-
-export async function countWhere(app: TestApp, table: string, where: string, params: unknown[]): Promise<number> {
-  const rows = await app.service.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from ${table} where ${where}`, params);
-  return rows[0]!.n;
 }
 
 export async function setStatus(app: TestApp, table: 'tag' | 'animal', ids: string[], status: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TestApp } from './app.js';
+import { member } from './factories.js';
 import { makeCounty, unitCode, type TestCounty } from './places.js';
 
 /** Brazilian tag codes no other test uses: 076 + 12 digits from a random 9-digit block (1,000 codes each). */
@@ -15,16 +16,23 @@ export interface TestUnit {
   code: string;
 }
 
-/** An establishment with one control unit in the organization, written straight to the database (set-up). */
-export async function makeUnit(app: TestApp, orgId: string, county?: TestCounty): Promise<TestUnit> {
+/** An establishment with one control unit (`PRODUCTION` unless said) in the organization, written straight to the database (set-up). */
+export async function makeUnit(app: TestApp, orgId: string, county?: TestCounty, type = 'PRODUCTION'): Promise<TestUnit> {
   const c = county ?? (await makeCounty(app));
   const establishmentId = randomUUID();
   const unitId = randomUUID();
   const code = unitCode();
   const em = app.service.orm.em.fork();
   await em.execute(`insert into establishment (id, organization_id, county_id, str_name, str_type) values (?, ?, ?, ?, 'FARM')`, [establishmentId, orgId, c.id, `Fazenda ${code}`]);
-  await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, 'Retiro', 'PRODUCTION')`, [unitId, establishmentId, code]);
+  await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, 'Retiro', ?)`, [unitId, establishmentId, code, type]);
   return { establishmentId, unitId, code };
+}
+
+/** An owner of a fresh organization, signed in, with one control unit. */
+export async function ownerWithUnit(app: TestApp, county?: TestCounty) {
+  const owner = await member(app);
+  const unit = await makeUnit(app, owner.org.id, county);
+  return { owner, unit };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { TestApp } from './app.js';
+import { mustPost, type TestApp } from './app.js';
 import { codeAt, freshCodeBlock } from './tags.js';
 
 export const TAGS_BOX_KEYS = ['id', 'str_code', 'str_begin', 'str_finish', 'int_quantity', 'str_status', 'control_unit_id', 'ts_created_at', 'ts_updated_at'].sort();
@@ -35,35 +35,16 @@ export const ranges = (n: number, size: number): { str_begin: string; str_finish
   });
 
 /** POST /api/tags-ingress that must answer 201; returns the record. */
-export async function createIngress(app: TestApp, token: string, body: unknown): Promise<Rec> {
-  const res = await app.call('POST', '/api/tags-ingress', { token, body });
-  // The error body shows in the failure when the status is not the expected one.
-  expect({ status: res.status, error: res.body?.error, detail: res.body?.detail }).toEqual({ status: 201, error: undefined, detail: undefined });
-  return res.body.data;
-}
+export const createIngress = async (app: TestApp, token: string, body: unknown): Promise<Rec> => (await mustPost(app, '/api/tags-ingress', token, body)).body.data;
 
 /** POST /api/tags-ingress/:id/evaluate that must answer 200; `decide` maps each box to ACCEPTED or REJECTED. */
 export async function evaluate(app: TestApp, token: string, ingress: { id: string; tags_boxes: { id: string }[] }, decide: (i: number) => string = () => 'ACCEPTED'): Promise<Rec> {
   const body = { tags_boxes: ingress.tags_boxes.map((b, i) => ({ id: b.id, str_status: decide(i) })) };
-  const res = await app.call('POST', `/api/tags-ingress/${ingress.id}/evaluate`, { token, body });
-  // The error body shows in the failure when the status is not the expected one.
-  expect({ status: res.status, error: res.body?.error, detail: res.body?.detail }).toEqual({ status: 200, error: undefined, detail: undefined });
-  return res.body.data;
+  return (await mustPost(app, `/api/tags-ingress/${ingress.id}/evaluate`, token, body, 200)).body.data;
 }
 
 /** POST /api/tags-egress that must answer 201. */
-export async function createEgress(app: TestApp, token: string, body: unknown): Promise<Rec> {
-  const res = await app.call('POST', '/api/tags-egress', { token, body });
-  // The error body shows in the failure when the status is not the expected one.
-  expect({ status: res.status, error: res.body?.error, detail: res.body?.detail }).toEqual({ status: 201, error: undefined, detail: undefined });
-  return res.body.data;
-}
-
-/** Counts of rows straight from the database (what a request left behind). */
-export async function count(app: TestApp, sql: string, params: unknown[] = []): Promise<number> {
-  const rows = await app.service.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from ${sql}`, params);
-  return rows[0]!.n;
-}
+export const createEgress = async (app: TestApp, token: string, body: unknown): Promise<Rec> => (await mustPost(app, '/api/tags-egress', token, body)).body.data;
 
 /** Tags of a box by status, e.g. { AVAILABLE: 10 }. */
 export async function tagStatuses(app: TestApp, boxId: string): Promise<Record<string, number>> {
