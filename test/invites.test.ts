@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from './helpers/app.js';
-import { cpf, email, lastMail, member, tokenIn } from './helpers/factories.js';
+import { cpf, email, lastMail, login, makeUser, member, tokenIn, type Person, type Session } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
 import { Invite } from '../src/access/invite.entity.js';
 import { User } from '../src/identity/user.entity.js';
@@ -36,6 +36,14 @@ async function setup() {
 
 async function invite(token: string, unitId: string, userId: string, over: Record<string, unknown> = {}) {
   const res = await app.call('POST', '/api/invites', { token, body: { control_unit_id: unitId, user_id: userId, str_movimentation_type: 'BOTH', str_type: 'OPERATOR', ...over } });
+  expect(res.status).toBe(201);
+  return res.body.data;
+}
+
+/** A GTA `issuer` (an owner of the origin's organization) issues from unit `from` to unit `to`. */
+async function issue(issuer: Person & Session, from: string, to: string) {
+  const gta = { str_code: String(Math.floor(Math.random() * 1e9)), int_animal_quantity: 5, str_purpose: 'FATTENING', from_control_unit_id: from, to_control_unit_id: to, ts_valid_until: future() };
+  const res = await app.call('POST', '/api/gtas', { token: issuer.access, body: { gta, user_id: issuer.user.id } });
   expect(res.status).toBe(201);
   return res.body.data;
 }
@@ -181,16 +189,24 @@ describe('reading invites', () => {
     }
   });
 
-  it('the index runs the same number of statements for 2 and 20 invites', async () => {
+  it('the index runs the same number of statements for 2 and 20 invites, each with its GTA', async () => {
     const owner = await member(app, 'OWNER');
     const { unitId } = await place(owner.access);
+    const neighbour = await member(app, 'OWNER');
+    const { unitId: theirUnit } = await place(neighbour.access);
     const people = await Promise.all(Array.from({ length: 20 }, () => member(app, 'OWNER')));
-    for (const p of people.slice(0, 2)) await invite(owner.access, unitId, p.user.id);
+    const gtaIds: string[] = [];
+    const inviteWithGta = async (p: Person) => {
+      const gta = await issue(owner, unitId, theirUnit);
+      gtaIds.push(gta.id);
+      await invite(owner.access, unitId, p.user.id, { gta_id: gta.id });
+    };
+    for (const p of people.slice(0, 2)) await inviteWithGta(p);
     const two = await app.call('GET', '/api/invites', { token: owner.access });
     expect(two.body.data).toHaveLength(2);
-    for (const p of people.slice(2)) await invite(owner.access, unitId, p.user.id);
+    for (const p of people.slice(2)) await inviteWithGta(p);
     const twenty = await app.call('GET', '/api/invites', { token: owner.access });
-    expect(twenty.body.data).toHaveLength(20);
+    expect(twenty.body.data.map((i: { gta: { id: string } }) => i.gta.id).sort()).toEqual(gtaIds.sort());
     expect(twenty.sql).toBe(two.sql);
   });
 });
@@ -259,6 +275,7 @@ describe('PUT/PATCH /api/invites/:id', () => {
     const expires = future();
     const put = await app.call('PUT', `/api/invites/${inv.id}`, { token: owner.access, body: { bl_restricted: true, gta_id: gtaId, str_movimentation_type: 'EGRESS', str_type: 'VIEWER', ts_expires_at: expires } });
     expect(put.status).toBe(200);
+    // gta_id names no GTA: there is no record to show.
     expect(put.body.data).toMatchObject({ bl_restricted: true, str_movimentation_type: 'EGRESS', str_type: 'VIEWER', ts_expires_at: new Date(expires).toISOString(), bl_accepted: false, gta: null });
     const stored = await db().findOneOrFail(Invite, { id: inv.id });
     expect(stored.gta_id).toBe(gtaId);
@@ -322,5 +339,48 @@ describe('revoking', () => {
     expect([accept.status, accept.body.error]).toEqual([422, 'INVALID_STATE']);
     const events = await db().execute<{ str_type: string }[]>(`select str_type from event where str_record_type = 'Invite' and record_id = ? order by seq`, [inv.id]);
     expect(events.map((e) => e.str_type)).toEqual(['INVITE_CREATED', 'INVITE_REVOKED']);
+  });
+});
+
+describe('the GTA an invite is for', () => {
+  const query = 'query($id: UUID!) { invite(id: $id) { gta_id gta { id str_code } } }';
+
+  it("is shown to the author and the invitee when the author's organization issued or receives it, though the invitee cannot read that GTA itself", async () => {
+    const { owner, invitee, unitId } = await setup();
+    const neighbour = await member(app, 'OWNER');
+    const { unitId: theirUnit } = await place(neighbour.access);
+    const issued = await issue(owner, unitId, theirUnit);
+    const received = await issue(neighbour, theirUnit, unitId);
+    const invites: string[] = [];
+    for (const gta of [issued, received]) {
+      const inv = await invite(owner.access, unitId, invitee.user.id, { gta_id: gta.id, bl_restricted: true });
+      invites.push(inv.id);
+      expect(inv.gta).toEqual(gta);
+      expect((await app.call('GET', `/api/gtas/${gta.id}`, { token: invitee.access })).status).toBe(404);
+      for (const token of [owner.access, invitee.access]) {
+        expect((await app.call('GET', `/api/invites/${inv.id}`, { token })).body.data.gta).toEqual(gta);
+        const gql = await app.graphql(query, { id: inv.id }, token);
+        expect(gql.body).toEqual({ data: { invite: { gta_id: gta.id, gta: { id: gta.id, str_code: gta.str_code } } } });
+      }
+    }
+    const list = await app.call('GET', '/api/invites', { token: invitee.access });
+    expect(list.body.data.map((i: { id: string; gta: { id: string } }) => [i.id, i.gta.id]).sort()).toEqual([[invites[0], issued.id], [invites[1], received.id]].sort());
+  });
+
+  it("a GTA the author's organization is not party to stays hidden unless the caller sees it", async () => {
+    const { owner, invitee, unitId } = await setup();
+    const [a, b] = [await member(app, 'OWNER'), await member(app, 'OWNER')];
+    const foreign = await issue(a, (await place(a.access)).unitId, (await place(b.access)).unitId);
+    const inv = await invite(owner.access, unitId, invitee.user.id, { gta_id: foreign.id });
+    expect(inv.gta).toBeNull();
+    for (const token of [owner.access, invitee.access]) {
+      const read = await app.call('GET', `/api/invites/${inv.id}`, { token });
+      expect([read.status, read.body.data.id]).toEqual([200, inv.id]);
+      expect(read.body.data.gta).toBeNull();
+      const gql = await app.graphql(query, { id: inv.id }, token);
+      expect(gql.body).toEqual({ data: { invite: { gta_id: foreign.id, gta: null } } });
+    }
+    const admin = await login(app, await makeUser(app, { admin: true }));
+    expect((await app.call('GET', `/api/invites/${inv.id}`, { token: admin.access })).body.data.gta).toEqual(foreign);
   });
 });
