@@ -14,6 +14,7 @@ import { vehicleRoutes } from './transit.routes.js';
 import { gtaRoutes } from './movements.routes.js';
 import { integrationRoutes } from './integration.routes.js';
 import { inviteRequestRoutes, inviteRoutes } from './access.routes.js';
+import { absentRelationsRemover } from './absent-relations.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
@@ -29,6 +30,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
   for (const route of routes) {
     const op = operations.get(route.operation);
     if (!op) throw new Error(`route ${route.method} ${route.path}: no operation ${route.operation}`);
+    const leaveOutAbsentRelations = absentRelationsRemover(schema, op, route.pick);
     const varType = (name: string) => op.definition.variableDefinitions?.find((v) => v.variable.name.value === name)?.type;
 
     router[route.method.toLowerCase() as 'get'](route.path, async (ctx: KoaContext) => {
@@ -61,6 +63,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
       ctx.status = route.status;
       if (route.status === 204) return;
       const picked = (result.data as Record<string, unknown>)[route.pick] as Record<string, unknown>;
+      leaveOutAbsentRelations(picked);
       ctx.body = route.paged ? { data: picked.data, meta: picked.meta } : { data: picked };
     });
   }

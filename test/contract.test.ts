@@ -803,34 +803,13 @@ const CASES: Record<string, Case> = {
  * fixed one (delete its entry here). The contract is not relaxed by them: the record shapes above
  * stay as documented.
  *
- * - A relation the record does not have comes back as `null`. interface.md marks none of these
- *   relations nullable ("Fields marked nullable may be null"; "Fields not marked required are
- *   optional"): absent is what it allows. The REST layer answers the GraphQL `data` as is.
  * - entrada_animais/{id} and saida_animais/{id} cannot answer 200: animal movements are not
  *   recorded yet, so every id is a 404.
  */
-const nullRelation = (at: string, shape: string): string => `${at}: null, but ${shape}.${at.split('.').pop()!} is not nullable`;
-const UNIT_WITHOUT_RESPONSIBLE = 'Control Unit Data Without Establishment';
 const NO_MOVEMENTS_YET = 'status 404 (NOT_FOUND), documented 200';
 const DEVIATIONS: Record<string, string[]> = {
-  'POST /api/v1/gta/notificar': [nullRelation('data.responsible_user', 'Gta')],
-  'POST /api/v1/gta/cancelar': [nullRelation('data.responsible_user', 'Gta')],
   'GET /api/v1/entrada_animais/{id}': [NO_MOVEMENTS_YET],
   'GET /api/v1/saida_animais/{id}': [NO_MOVEMENTS_YET],
-  ...Object.fromEntries(
-    ['/api', '/api/v1'].flatMap((base) => [
-      [`GET ${base}/establishments`, [nullRelation('data[].control_units[].responsible_user', UNIT_WITHOUT_RESPONSIBLE)]],
-      [`POST ${base}/establishments/search`, [nullRelation('data[].control_units[].responsible_user', UNIT_WITHOUT_RESPONSIBLE)]],
-      [`PUT ${base}/establishments/{id}`, [nullRelation('data.control_units[].responsible_user', UNIT_WITHOUT_RESPONSIBLE)]],
-      [`PATCH ${base}/establishments/{id}`, [nullRelation('data.control_units[].responsible_user', UNIT_WITHOUT_RESPONSIBLE)]],
-    ]),
-  ),
-  // The private create names no county (none of its fields is required): county comes back null.
-  'POST /api/establishments': [nullRelation('data.county', 'Establishment')],
-  'PUT /api/invites/{id}': [nullRelation('data.control_unit.responsible_user', UNIT_WITHOUT_RESPONSIBLE), nullRelation('data.gta', 'Invite')],
-  'PATCH /api/invites/{id}': [nullRelation('data.control_unit.responsible_user', UNIT_WITHOUT_RESPONSIBLE)],
-  'POST /api/vehicles': [nullRelation('data.owner', 'Vehicle')],
-  'POST /api/vehicles/search': [nullRelation('data[].owner', 'Vehicle')],
 };
 
 // ---------------------------------------------------------------------------------------------
