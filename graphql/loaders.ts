@@ -4,6 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../src/identity/actor.js';
 import { User } from '../src/identity/user.entity.js';
 import { ControlUnit } from '../src/places/control-unit.entity.js';
+import { Gta } from '../src/movements/gta.entity.js';
+import { gtaPolicy } from '../src/movements/gta.policy.js';
 import { County } from '../src/places/county.entity.js';
 import { Establishment } from '../src/places/establishment.entity.js';
 import { controlUnitPolicy, establishmentPolicy } from '../src/places/establishment.policy.js';
@@ -38,6 +40,7 @@ export const groupedBy = <T>(keys: readonly string[], rows: T[], key: (row: T) =
 export function createLoaders(em: EntityManager, actor: Actor | null) {
   const establishmentScope: Scope = actor ? establishmentPolicy.scope(actor) : NOTHING;
   const unitScope: Scope = actor ? controlUnitPolicy.scope(actor) : NOTHING;
+  const gtaScope: Scope = actor ? gtaPolicy.scope(actor) : NOTHING;
   const units = async (where: string, params: unknown[]) =>
     (await em.execute<Record<string, unknown>[]>(`select cu.* from control_unit cu where ${where} order by cu.str_code, cu.id`, params)).map((r) => em.map(ControlUnit, r as never));
 
@@ -75,6 +78,20 @@ export function createLoaders(em: EntityManager, actor: Actor | null) {
     visibleControlUnitsOfEstablishment: new DataLoader<string, ControlUnit[]>(async (establishmentIds) =>
       groupedBy(establishmentIds, await units(`cu.establishment_id in (?) and ${unitScope.sql}`, [[...establishmentIds], ...unitScope.params]), (u) => u.establishment_id),
     ),
+    /**
+     * Keyed by invite (one the caller already sees): the GTA it is for, when the caller sees that GTA
+     * or the invite's organization is its origin's or destination's: the invite shares that GTA's
+     * movement with the invitee. A GTA neither sees (gta_id is not checked on write) stays hidden.
+     */
+    gtaOfInvite: new DataLoader<string, Gta | null>(async (inviteIds) => {
+      const rows = await em.execute<({ invite_id: string } & Record<string, unknown>)[]>(
+        `select i.id as invite_id, g.* from invite i join gta g on g.id = i.gta_id
+          where i.id in (?) and (${gtaScope.sql} or ${gtaPolicy.isParty('i.organization_id')})`,
+        [[...inviteIds], ...gtaScope.params],
+      );
+      const gtas = rows.map(({ invite_id, ...gta }) => ({ invite_id, gta: em.map(Gta, gta as never) }));
+      return byKey(inviteIds, gtas, (r) => r.invite_id).map((r) => r?.gta ?? null);
+    }),
     /** Keyed by control unit: its responsible user (e-mail, document) only when the caller sees the unit. */
     visibleResponsibleUserOfUnit: new DataLoader<string, User | null>(async (unitIds) => {
       const rows = await em.execute<({ control_unit_id: string } & Record<string, unknown>)[]>(

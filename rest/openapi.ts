@@ -2,6 +2,7 @@ import {
   getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLOutputType, type GraphQLSchema,
 } from 'graphql';
+import { isRelation } from './absent-relations.js';
 import { STATUS_OF } from './errors.js';
 import type { Route } from './route.js';
 
@@ -42,7 +43,8 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema): Json {
       const fields = (isObjectType(named) || isInputObjectType(named) ? Object.values(named.getFields()) : []) as { name: string; type: GraphQLInputType | GraphQLOutputType; description?: string | null }[];
       components[named.name] = {
         type: 'object',
-        properties: Object.fromEntries(fields.map((f) => [f.name, typeOf(f.type)])),
+        // A relation is left out of a REST answer rather than null (absent-relations.ts).
+        properties: Object.fromEntries(fields.map((f) => [f.name, typeOf(f.type, !(isObjectType(named) && isRelation(f.type as GraphQLOutputType)))])),
         required: fields.filter((f) => isNonNullType(f.type)).map((f) => f.name),
       };
     }

@@ -18,6 +18,7 @@ import { tagsTransferRoutes } from './tags.routes.js';
 import { animalRoutes } from './animals.routes.js';
 import { tagsIdentificationRoutes, tagsReservationRoutes } from './tags-identify.routes.js';
 import { tagsOutRoutes } from './tags-out.routes.js';
+import { absentRelationsRemover } from './absent-relations.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
@@ -35,6 +36,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
   for (const route of routes) {
     const op = operations.get(route.operation);
     if (!op) throw new Error(`route ${route.method} ${route.path}: no operation ${route.operation}`);
+    const leaveOutAbsentRelations = absentRelationsRemover(schema, op, route.pick);
     const varType = (name: string) => op.definition.variableDefinitions?.find((v) => v.variable.name.value === name)?.type;
 
     router[route.method.toLowerCase() as 'get'](route.path, async (ctx: KoaContext) => {
@@ -67,6 +69,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
       ctx.status = route.status;
       if (route.status === 204) return;
       const picked = (result.data as Record<string, unknown>)[route.pick] as Record<string, unknown>;
+      leaveOutAbsentRelations(picked);
       ctx.body = route.paged ? { data: picked.data, meta: picked.meta } : { data: picked };
     });
   }

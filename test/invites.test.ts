@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from './helpers/app.js';
-import { cpf, email, lastMail, member, tokenIn } from './helpers/factories.js';
+import { cpf, email, lastMail, login, makeUser, member, tokenIn, type Person, type Session } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
 import { Invite } from '../src/access/invite.entity.js';
 import { User } from '../src/identity/user.entity.js';
@@ -16,7 +16,8 @@ afterAll(() => app.close());
 
 const db = () => app.service.orm.em.fork();
 const invitesOfUnit = (unitId: string) => db().find(Invite, { control_unit_id: unitId });
-const INVITE_KEYS = ['id', 'bl_accepted', 'bl_restricted', 'control_unit', 'gta', 'user', 'str_movimentation_type', 'str_type', 'str_status', 'ts_expires_at', 'ts_created_at', 'ts_updated_at'].sort();
+/** Besides gta, there only when the invite is for a GTA (interface.md: optional, not nullable). */
+const INVITE_KEYS = ['id', 'bl_accepted', 'bl_restricted', 'control_unit', 'user', 'str_movimentation_type', 'str_type', 'str_status', 'ts_expires_at', 'ts_created_at', 'ts_updated_at'].sort();
 const future = () => new Date(Date.now() + 7 * 86_400_000).toISOString();
 
 async function place(token: string, over: Record<string, unknown> = {}): Promise<{ establishmentId: string; unitId: string }> {
@@ -40,6 +41,14 @@ async function invite(token: string, unitId: string, userId: string, over: Recor
   return res.body.data;
 }
 
+/** A GTA `issuer` (an owner of the origin's organization) issues from unit `from` to unit `to`. */
+async function issue(issuer: Person & Session, from: string, to: string) {
+  const gta = { str_code: String(Math.floor(Math.random() * 1e9)), int_animal_quantity: 5, str_purpose: 'FATTENING', from_control_unit_id: from, to_control_unit_id: to, ts_valid_until: future() };
+  const res = await app.call('POST', '/api/gtas', { token: issuer.access, body: { gta, user_id: issuer.user.id } });
+  expect(res.status).toBe(201);
+  return res.body.data;
+}
+
 describe('POST /api/invites', () => {
   it('creates an invite (201) with the record interface.md documents', async () => {
     const { owner, invitee, unitId } = await setup();
@@ -56,7 +65,6 @@ describe('POST /api/invites', () => {
     expect(d.str_movimentation_type).toBe('INGRESS');
     expect(d.str_type).toBe('VIEWER');
     expect(d.str_status).toBe('PENDING');
-    expect(d.gta).toBeNull();
     expect(d.user.id).toBe(invitee.user.id);
     expect(d.control_unit.id).toBe(unitId);
     expect(d.control_unit).not.toHaveProperty('establishment');
@@ -181,16 +189,24 @@ describe('reading invites', () => {
     }
   });
 
-  it('the index runs the same number of statements for 2 and 20 invites', async () => {
+  it('the index runs the same number of statements for 2 and 20 invites, each with its GTA', async () => {
     const owner = await member(app, 'OWNER');
     const { unitId } = await place(owner.access);
+    const neighbour = await member(app, 'OWNER');
+    const { unitId: theirUnit } = await place(neighbour.access);
     const people = await Promise.all(Array.from({ length: 20 }, () => member(app, 'OWNER')));
-    for (const p of people.slice(0, 2)) await invite(owner.access, unitId, p.user.id);
+    const gtaIds: string[] = [];
+    const inviteWithGta = async (p: Person) => {
+      const gta = await issue(owner, unitId, theirUnit);
+      gtaIds.push(gta.id);
+      await invite(owner.access, unitId, p.user.id, { gta_id: gta.id });
+    };
+    for (const p of people.slice(0, 2)) await inviteWithGta(p);
     const two = await app.call('GET', '/api/invites', { token: owner.access });
     expect(two.body.data).toHaveLength(2);
-    for (const p of people.slice(2)) await invite(owner.access, unitId, p.user.id);
+    for (const p of people.slice(2)) await inviteWithGta(p);
     const twenty = await app.call('GET', '/api/invites', { token: owner.access });
-    expect(twenty.body.data).toHaveLength(20);
+    expect(twenty.body.data.map((i: { gta: { id: string } }) => i.gta.id).sort()).toEqual(gtaIds.sort());
     expect(twenty.sql).toBe(two.sql);
   });
 });
@@ -232,7 +248,8 @@ describe('PUT/PATCH /api/invites/:id', () => {
     expect(sibling.status).toBe(201);
     const inv = await invite(owner.access, unitId, invitee.user.id);
     const pending = await app.call('GET', `/api/invites/${inv.id}`, { token: invitee.access });
-    expect(pending.body.data.control_unit).toMatchObject({ id: unitId, establishment_id: establishmentId, responsible_user: null });
+    expect(pending.body.data.control_unit).toMatchObject({ id: unitId, establishment_id: establishmentId });
+    expect(pending.body.data.control_unit).not.toHaveProperty('responsible_user');
     expect((await app.call('PATCH', `/api/invites/${inv.id}`, { token: invitee.access, body: { bl_accepted: true } })).status).toBe(200);
     const accepted = await app.call('GET', `/api/invites/${inv.id}`, { token: invitee.access });
     expect(accepted.body.data.control_unit.responsible_user.id).toBe(owner.user.id);
@@ -259,7 +276,9 @@ describe('PUT/PATCH /api/invites/:id', () => {
     const expires = future();
     const put = await app.call('PUT', `/api/invites/${inv.id}`, { token: owner.access, body: { bl_restricted: true, gta_id: gtaId, str_movimentation_type: 'EGRESS', str_type: 'VIEWER', ts_expires_at: expires } });
     expect(put.status).toBe(200);
-    expect(put.body.data).toMatchObject({ bl_restricted: true, str_movimentation_type: 'EGRESS', str_type: 'VIEWER', ts_expires_at: new Date(expires).toISOString(), bl_accepted: false, gta: null });
+    expect(put.body.data).toMatchObject({ bl_restricted: true, str_movimentation_type: 'EGRESS', str_type: 'VIEWER', ts_expires_at: new Date(expires).toISOString(), bl_accepted: false });
+    // gta_id names no GTA: there is no record to show.
+    expect(put.body.data).not.toHaveProperty('gta');
     const stored = await db().findOneOrFail(Invite, { id: inv.id });
     expect(stored.gta_id).toBe(gtaId);
     const patch = await app.call('PATCH', `/api/invites/${inv.id}`, { token: owner.access, body: { user_id: other.user.id } });
@@ -322,5 +341,48 @@ describe('revoking', () => {
     expect([accept.status, accept.body.error]).toEqual([422, 'INVALID_STATE']);
     const events = await db().execute<{ str_type: string }[]>(`select str_type from event where str_record_type = 'Invite' and record_id = ? order by seq`, [inv.id]);
     expect(events.map((e) => e.str_type)).toEqual(['INVITE_CREATED', 'INVITE_REVOKED']);
+  });
+});
+
+describe('the GTA an invite is for', () => {
+  const query = 'query($id: UUID!) { invite(id: $id) { gta_id gta { id str_code } } }';
+
+  it("is shown to the author and the invitee when the author's organization issued or receives it, though the invitee cannot read that GTA itself", async () => {
+    const { owner, invitee, unitId } = await setup();
+    const neighbour = await member(app, 'OWNER');
+    const { unitId: theirUnit } = await place(neighbour.access);
+    const issued = await issue(owner, unitId, theirUnit);
+    const received = await issue(neighbour, theirUnit, unitId);
+    const invites: string[] = [];
+    for (const gta of [issued, received]) {
+      const inv = await invite(owner.access, unitId, invitee.user.id, { gta_id: gta.id, bl_restricted: true });
+      invites.push(inv.id);
+      expect(inv.gta).toEqual(gta);
+      expect((await app.call('GET', `/api/gtas/${gta.id}`, { token: invitee.access })).status).toBe(404);
+      for (const token of [owner.access, invitee.access]) {
+        expect((await app.call('GET', `/api/invites/${inv.id}`, { token })).body.data.gta).toEqual(gta);
+        const gql = await app.graphql(query, { id: inv.id }, token);
+        expect(gql.body).toEqual({ data: { invite: { gta_id: gta.id, gta: { id: gta.id, str_code: gta.str_code } } } });
+      }
+    }
+    const list = await app.call('GET', '/api/invites', { token: invitee.access });
+    expect(list.body.data.map((i: { id: string; gta: { id: string } }) => [i.id, i.gta.id]).sort()).toEqual([[invites[0], issued.id], [invites[1], received.id]].sort());
+  });
+
+  it("a GTA the author's organization is not party to stays hidden (absent over REST, null over GraphQL) unless the caller sees it", async () => {
+    const { owner, invitee, unitId } = await setup();
+    const [a, b] = [await member(app, 'OWNER'), await member(app, 'OWNER')];
+    const foreign = await issue(a, (await place(a.access)).unitId, (await place(b.access)).unitId);
+    const inv = await invite(owner.access, unitId, invitee.user.id, { gta_id: foreign.id });
+    expect(inv).not.toHaveProperty('gta');
+    for (const token of [owner.access, invitee.access]) {
+      const read = await app.call('GET', `/api/invites/${inv.id}`, { token });
+      expect([read.status, read.body.data.id]).toEqual([200, inv.id]);
+      expect(read.body.data).not.toHaveProperty('gta');
+      const gql = await app.graphql(query, { id: inv.id }, token);
+      expect(gql.body).toEqual({ data: { invite: { gta_id: foreign.id, gta: null } } });
+    }
+    const admin = await login(app, await makeUser(app, { admin: true }));
+    expect((await app.call('GET', `/api/invites/${inv.id}`, { token: admin.access })).body.data.gta).toEqual(foreign);
   });
 });

@@ -1,9 +1,10 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { User } from '../identity/user.type.js';
+import { Gta } from '../movements/gta.type.js';
 import { ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
-import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
+import { DateTime, UUID } from '../shared/scalars.js';
 import type { Invite as InviteEntity } from '../../src/access/invite.entity.js';
 import { inviteStatus } from '../../src/access/invite.rules.js';
 
@@ -15,7 +16,7 @@ export class Invite {
   @Field(() => UUID) control_unit_id!: string;
   @Field(() => ControlUnit, { nullable: true }) control_unit!: ControlUnit | null;
   @Field(() => UUID, { nullable: true }) gta_id!: string | null;
-  @Field(() => JSONObject, { nullable: true, description: 'Always null until GTAs are linked to invites' }) gta!: Record<string, unknown> | null;
+  @Field(() => Gta, { nullable: true, description: "The GTA of gta_id, when the caller or the invite's organization sees it" }) gta!: Gta | null;
   @Field(() => UUID) user_id!: string;
   @Field(() => User, { nullable: true }) user!: User | null;
   @Field(() => UUID) organization_id!: string;
@@ -39,10 +40,10 @@ export class InviteFieldsResolver {
     return (await ctx.loaders.userById.load(i.user_id)) as unknown as User | null;
   }
 
-  /** GTAs are not linked to invites yet. */
-  @FieldResolver(() => JSONObject, { nullable: true })
-  gta(): null {
-    return null;
+  @FieldResolver(() => Gta, { nullable: true })
+  async gta(@Root() i: InviteEntity, @Ctx() ctx: Context): Promise<Gta | null> {
+    if (!i.gta_id) return null;
+    return (await ctx.loaders.gtaOfInvite.load(i.id)) as unknown as Gta | null;
   }
 
   @FieldResolver(() => String)

@@ -20,7 +20,7 @@ export const gtaPolicy = {
     const parts: string[] = [];
     const params: unknown[] = [];
     if (actor.organizationId) {
-      parts.push('(g.organization_id = ? or exists (select 1 from establishment te where te.id = g.to_establishment_id and te.organization_id = ?))');
+      parts.push(gtaPolicy.isParty('?'));
       params.push(actor.organizationId, actor.organizationId);
     }
     if (UF_READERS.includes(actor.userType) && actor.countyId) {
@@ -28,6 +28,11 @@ export const gtaPolicy = {
       params.push(actor.countyId);
     }
     return parts.length ? { sql: `(${parts.join(' or ')})`, params } : { sql: 'false', params: [] };
+  },
+
+  /** SQL condition on alias "g": the organization `organization` (an SQL expression, used twice) is the origin's or the destination's. */
+  isParty(organization: string): string {
+    return `(g.organization_id = ${organization} or exists (select 1 from establishment te where te.id = g.to_establishment_id and te.organization_id = ${organization}))`;
   },
 
   /** actorUf: the UF of the caller's county (null when none); originUf: the origin establishment's. */
