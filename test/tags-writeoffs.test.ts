@@ -19,7 +19,7 @@ const PARTIAL_KEYS = [
   'id', 'str_reason', 'ts_created_at', 'ts_updated_at', 'control_unit_id', 'operator_user_id', 'str_control_unit_name', 'str_establishment_name',
   'str_operator_user_name', 'str_reason_description', 'ts_unsafe_client_created_at',
 ].sort();
-const UNIT_KEYS = ['id', 'establishment', 'responsible_user', 'str_code', 'str_name', 'str_type', 'str_predominant_phase', 'str_predominant_system', 'ts_created_at', 'ts_updated_at'].sort();
+const UNIT_KEYS = ['id', 'establishment', 'str_code', 'str_name', 'str_type', 'str_predominant_phase', 'str_predominant_system', 'ts_created_at', 'ts_updated_at'].sort();
 
 const setup = () => ownerWithUnit(app, county);
 
