@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Core } from '../src/core.js';
+import type { Db } from '../src/db/sql.js';
 import type { Actor } from '../src/identity/actor.js';
 import { DomainError } from '../src/shared/errors.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -8,6 +9,8 @@ import { createLoaders, type Loaders } from './loaders.js';
 export interface Context {
   core: Core;
   em: EntityManager;
+  /** The read side: plain rows from the core's readers. */
+  db: Db;
   actor: Actor | null;
   /** Why the bearer token was refused, when one was sent and did not hold. */
   authError: DomainError | null;
@@ -17,7 +20,7 @@ export interface Context {
 }
 
 export function createContext(parts: Omit<Context, 'loaders'>): Context {
-  return { ...parts, loaders: createLoaders(parts.em, parts.actor) };
+  return { ...parts, loaders: createLoaders(parts.db, parts.actor) };
 }
 
 export function requireActor(ctx: Context): Actor {

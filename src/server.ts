@@ -16,7 +16,8 @@ import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
-import { migrate, openOrm, type Orm } from './db/orm.js';
+import { migrate, openDb, openOrm, type Orm } from './db/orm.js';
+import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import type { Actor } from './identity/actor.js';
 import { DomainError } from './shared/errors.js';
@@ -28,6 +29,7 @@ import { requestScope } from './shared/request-scope.js';
 export interface Service {
   app: Koa;
   orm: Orm;
+  db: Db;
   core: Core;
   schema: GraphQLSchema;
   log: Logger;
@@ -41,6 +43,7 @@ const BODY_LIMIT = '1mb';
 export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Service> {
   const orm = await openOrm(config);
   await migrate(orm);
+  const db = await openDb(orm, config);
   const core = createCore(config, log);
   await ensureAdministrator(orm.em.fork(), core, config, log);
   const schema = await getSchema();
@@ -146,7 +149,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
         authError = err;
       }
     }
-    ctx.state.gql = createContext({ core, em, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip });
+    ctx.state.gql = createContext({ core, em, db, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip });
     await next();
   });
 
@@ -188,6 +191,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   return {
     app,
     orm,
+    db,
     core,
     schema,
     log,

@@ -1,9 +1,13 @@
-import { Arg, Ctx, Field, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Field, Info, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { Animal as AnimalRow } from '../../src/animals/animal.entity.js';
+import type { Paged } from '../../src/shared/pagination.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
 import { AnimalGenderEnum, AnimalSpeciesEnum } from '../tags/enums.js';
-import { Animal, AnimalHistoryPage, AnimalPage } from './animal.type.js';
+import { ANIMAL_NEEDS, Animal, AnimalHistoryPage, AnimalPage } from './animal.type.js';
 
 @InputType('AnimalUpdateInput', { description: 'Corrections to what identification recorded; never the status, tag or place (each field optional)' })
 export class AnimalUpdateInput {
@@ -23,8 +27,8 @@ const as = <T>(v: unknown) => v as T;
 @Resolver(() => Animal)
 export class AnimalResolver {
   @Query(() => Animal)
-  async animal(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<Animal> {
-    return as(await ctx.core.animals.get(ctx.em, requireActor(ctx), id));
+  async animal(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<AnimalRow> {
+    return ctx.loaders.take(await ctx.core.animals.read(ctx.db, requireActor(ctx), id, includeOf(info, ANIMAL_NEEDS)));
   }
 
   @Query(() => AnimalPage)
@@ -32,8 +36,9 @@ export class AnimalResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<AnimalPage> {
-    return as(await ctx.core.animals.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<AnimalRow>> {
+    return ctx.loaders.takePage(await ctx.core.animals.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, ANIMAL_NEEDS)));
   }
 
   @Query(() => AnimalHistoryPage, { description: "The animal's events, oldest first by when they happened" })

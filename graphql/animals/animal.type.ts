@@ -1,14 +1,15 @@
 import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Needs } from '../lookahead.js';
 import { establishmentNameOfUnit } from '../loaders.js';
 import { GeoPoint } from '../places/establishment.type.js';
 import { SocioenvironmentalStatusEnum } from '../places/enums.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
-import { Tag } from '../tags/tag.type.js';
+import { TAG_NEEDS, Tag } from '../tags/tag.type.js';
 import { AnimalGenderEnum, AnimalSpeciesEnum, AnimalStatusEnum } from '../tags/enums.js';
 import type { Animal as AnimalEntity } from '../../src/animals/animal.entity.js';
-import { Tag as TagRecord } from '../../src/tags/tag.entity.js';
+import type { Tag as TagRow } from '../../src/tags/tag.entity.js';
 import { geoPointOf } from '../../src/places/establishment.rules.js';
 
 @ObjectType('Animal', { description: 'An identified bovine or buffalo. Animal and Animal Partial Data are selections of it' })
@@ -40,16 +41,23 @@ export class Animal {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+export const ANIMAL_NEEDS: Needs = {
+  current_tag: { path: ['current_tag'], next: () => TAG_NEEDS },
+  str_current_tag_code: { path: ['current_tag'] },
+  str_last_control_unit_code: { path: ['last_control_unit'] },
+  str_establishment_name: { path: ['last_control_unit', 'any_establishment'] },
+};
+
 @Resolver(() => Animal)
 export class AnimalFieldsResolver {
   @FieldResolver(() => Tag)
-  async current_tag(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<Tag> {
-    return (await ctx.loaders.byId(TagRecord).load(a.current_tag_id!)) as unknown as Tag;
+  current_tag(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<TagRow | null> {
+    return ctx.loaders.tagById.load(a.current_tag_id!);
   }
 
   @FieldResolver(() => String, { nullable: true })
   async str_current_tag_code(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return a.current_tag_id ? ((await ctx.loaders.byId(TagRecord).load(a.current_tag_id))?.str_code ?? null) : null;
+    return a.current_tag_id ? ((await ctx.loaders.tagById.load(a.current_tag_id))?.str_code ?? null) : null;
   }
 
   @FieldResolver(() => GeoPoint, { nullable: true })

@@ -1,9 +1,13 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Needs } from '../lookahead.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { RoleEnum, UserTypeEnum } from './enums.js';
 import type { User as UserEntity } from '../../src/identity/user.entity.js';
+
+/** A user's organizations are joined with the user when the query selects them. */
+export const USER_NEEDS: Needs = { organizations: { path: ['organizations'] } };
 
 @ObjectType('UserOrganization')
 export class UserOrganization {

@@ -1,8 +1,14 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import type { Establishment as EstablishmentRow } from '../../src/places/establishment.entity.js';
+import type { Paged } from '../../src/shared/pagination.js';
 import {
+  CONTROL_UNIT_NEEDS,
   ControlUnit,
   ControlUnitCreateInput,
   ControlUnitPage,
@@ -13,6 +19,7 @@ import {
   EstablishmentPage,
   EstablishmentUnrestrictedPage,
   EstablishmentUpdateInput,
+  ESTABLISHMENT_NEEDS,
 } from './establishment.type.js';
 
 const as = <T>(v: unknown) => v as T;
@@ -20,8 +27,8 @@ const as = <T>(v: unknown) => v as T;
 @Resolver(() => Establishment)
 export class EstablishmentResolver {
   @Query(() => Establishment)
-  async establishment(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<Establishment> {
-    return as(await ctx.core.establishments.get(ctx.em, requireActor(ctx), id));
+  async establishment(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<EstablishmentRow> {
+    return ctx.loaders.take(await ctx.core.establishments.read(ctx.db, requireActor(ctx), id, includeOf(info, ESTABLISHMENT_NEEDS)));
   }
 
   @Query(() => EstablishmentPage)
@@ -29,8 +36,9 @@ export class EstablishmentResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<EstablishmentPage> {
-    return as(await ctx.core.establishments.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<EstablishmentRow>> {
+    return ctx.loaders.takePage(await ctx.core.establishments.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, ESTABLISHMENT_NEEDS)));
   }
 
   @Query(() => EstablishmentUnrestrictedPage, { description: "Every organization's establishments, public fields only" })
@@ -38,8 +46,9 @@ export class EstablishmentResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<EstablishmentUnrestrictedPage> {
-    return as(await ctx.core.establishments.searchUnrestricted(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<EstablishmentRow>> {
+    return ctx.loaders.takePage(await ctx.core.establishments.pageUnrestricted(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, ESTABLISHMENT_NEEDS)));
   }
 
   @Query(() => EstablishmentHistoryPage, { description: "The establishment's events, oldest first" })
@@ -66,8 +75,8 @@ export class EstablishmentResolver {
 @Resolver(() => ControlUnit)
 export class ControlUnitResolver {
   @Query(() => ControlUnit)
-  async controlUnit(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return as(await ctx.core.controlUnits.get(ctx.em, requireActor(ctx), id));
+  async controlUnit(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ControlUnitRow> {
+    return ctx.loaders.take(await ctx.core.controlUnits.read(ctx.db, requireActor(ctx), id, includeOf(info, CONTROL_UNIT_NEEDS)));
   }
 
   @Query(() => ControlUnitPage)
@@ -75,8 +84,9 @@ export class ControlUnitResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<ControlUnitPage> {
-    return as(await ctx.core.controlUnits.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<ControlUnitRow>> {
+    return ctx.loaders.takePage(await ctx.core.controlUnits.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, CONTROL_UNIT_NEEDS)));
   }
 
   @Mutation(() => ControlUnit)

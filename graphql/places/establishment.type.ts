@@ -1,9 +1,13 @@
-import { Ctx, Field, FieldResolver, Float, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Ctx, Field, FieldResolver, Float, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { User } from '../identity/user.type.js';
+import { includeOf, type Needs } from '../lookahead.js';
+import { USER_NEEDS, User } from '../identity/user.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
 import type { ControlUnit as ControlUnitEntity } from '../../src/places/control-unit.entity.js';
+import type { County as CountyRow } from '../../src/places/county.entity.js';
 import type { Establishment as EstablishmentEntity } from '../../src/places/establishment.entity.js';
 import { MOVIMENTATION_TYPES } from '../../src/access/invite.rules.js';
 import { geoPointOf, maskDocument } from '../../src/places/establishment.rules.js';
@@ -87,6 +91,23 @@ export class EstablishmentUnrestricted extends EstablishmentBase {
   @Field(() => [ControlUnit]) control_units!: ControlUnit[];
 }
 
+/** What each establishment field reads through a relation (look-ahead joins them with the establishment). */
+export const ESTABLISHMENT_NEEDS: Needs = {
+  county: { path: ['county'] },
+  str_county_federative_unit: { path: ['county'] },
+  str_county_ibge_uf_code: { path: ['county'] },
+  str_county_name: { path: ['county'] },
+  responsible_user: { path: ['responsible_user'], next: () => USER_NEEDS },
+  str_responsible_document: { path: ['responsible_user'] },
+  str_responsible_user_name: { path: ['responsible_user'] },
+};
+
+export const CONTROL_UNIT_NEEDS: Needs = {
+  establishment: { path: ['establishment'], next: () => ESTABLISHMENT_NEEDS },
+  responsible_user: { path: ['responsible_user'], next: () => USER_NEEDS },
+  str_responsible_user_name: { path: ['any_responsible_user'] },
+};
+
 const dec = (v: string | null): number | null => (v === null ? null : Number(v));
 
 async function countyOf(e: EstablishmentEntity, ctx: Context) {
@@ -144,13 +165,13 @@ export const EstablishmentUnrestrictedSharedFieldsResolver = sharedFields(() => 
 @Resolver(() => Establishment)
 export class EstablishmentFieldsResolver {
   @FieldResolver(() => County, { nullable: true })
-  async county(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<County | null> {
-    return (await countyOf(e, ctx)) as unknown as County | null;
+  county(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<CountyRow | null> | null {
+    return countyOf(e, ctx);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  async responsible_user(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return (await responsibleOf(e, ctx)) as unknown as User | null;
+  responsible_user(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+    return responsibleOf(e, ctx);
   }
 
   @FieldResolver(() => String, { nullable: true })
@@ -160,8 +181,8 @@ export class EstablishmentFieldsResolver {
 
   /** An invitee sees its own unit, not the siblings it was not invited to. */
   @FieldResolver(() => [ControlUnit])
-  control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<ControlUnitEntity[]> {
-    return ctx.loaders.visibleControlUnitsOfEstablishment.load(e.id);
+  control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ControlUnitEntity[]> {
+    return ctx.loaders.controlUnitsOfEstablishment(true, includeOf(info, CONTROL_UNIT_NEEDS)).load(e.id);
   }
 }
 
@@ -179,8 +200,8 @@ export class EstablishmentUnrestrictedFieldsResolver {
 
   /** Every unit's Read Only Data is public (unrestricted search); what lies behind a unit is scoped on the unit itself. */
   @FieldResolver(() => [ControlUnit])
-  control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<ControlUnitEntity[]> {
-    return ctx.loaders.unrestrictedControlUnitsOfEstablishment.load(e.id);
+  control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ControlUnitEntity[]> {
+    return ctx.loaders.controlUnitsOfEstablishment(false, includeOf(info, CONTROL_UNIT_NEEDS)).load(e.id);
   }
 }
 
@@ -188,14 +209,14 @@ export class EstablishmentUnrestrictedFieldsResolver {
 export class ControlUnitFieldsResolver {
   /** A unit is reached from records of other organizations (a GTA's destination, an invite): null unless the caller sees the establishment. */
   @FieldResolver(() => Establishment, { nullable: true })
-  async establishment(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<Establishment | null> {
-    return (await ctx.loaders.visibleEstablishmentById.load(u.establishment_id)) as unknown as Establishment | null;
+  establishment(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<EstablishmentEntity | null> {
+    return ctx.loaders.visibleEstablishmentById.load(u.establishment_id);
   }
 
   /** E-mail and document: null unless the caller sees the unit (its name is public, str_responsible_user_name). */
   @FieldResolver(() => User, { nullable: true })
-  async responsible_user(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return u.responsible_user_id ? ((await ctx.loaders.visibleResponsibleUserOfUnit.load(u.id)) as unknown as User | null) : null;
+  async responsible_user(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<UserRow | null> {
+    return u.responsible_user_id ? ctx.loaders.visibleResponsibleUserOfUnit.load(u.id) : null;
   }
 
   @FieldResolver(() => String, { nullable: true })

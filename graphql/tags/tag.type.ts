@@ -1,12 +1,15 @@
 import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { User } from '../identity/user.type.js';
+import type { Needs } from '../lookahead.js';
+import { CONTROL_UNIT_NEEDS } from '../places/establishment.type.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import { USER_NEEDS, User } from '../identity/user.type.js';
 import { ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import type { Tag as TagEntity } from '../../src/tags/tag.entity.js';
 import type { TagsReservation as TagsReservationEntity } from '../../src/tags/tags-reservation.entity.js';
-import { TagsReservation as TagsReservationRecord } from '../../src/tags/tags-reservation.entity.js';
 import { TagStatusEnum, TagsBoxStatusEnum, TagsReservationStatusEnum } from './enums.js';
 
 // Tag and TagsReservation refer to each other: one file, so decorator metadata never meets an uninitialized class.
@@ -61,31 +64,41 @@ export class TagsBox {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+export const TAGS_RESERVATION_NEEDS: Needs = {
+  control_unit: { path: ['control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  operator_user: { path: ['operator_user'], next: () => USER_NEEDS },
+};
+
+export const TAG_NEEDS: Needs = {
+  last_control_unit: { path: ['last_control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  tags_reservation: { path: ['tags_reservation'], next: () => TAGS_RESERVATION_NEEDS },
+};
+
 const unitOf = (ctx: Context, id: string | null) => (id ? ctx.loaders.unrestrictedControlUnitById.load(id) : null);
 
 @Resolver(() => Tag)
 export class TagFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
-  async last_control_unit(@Root() t: TagEntity, @Ctx() ctx: Context): Promise<ControlUnit | null> {
-    return (await unitOf(ctx, t.last_control_unit_id)) as unknown as ControlUnit | null;
+  last_control_unit(@Root() t: TagEntity, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
+    return unitOf(ctx, t.last_control_unit_id);
   }
 
   @FieldResolver(() => TagsReservation, { nullable: true })
-  async tags_reservation(@Root() t: TagEntity, @Ctx() ctx: Context): Promise<TagsReservation | null> {
-    return t.tags_reservation_id ? ((await ctx.loaders.byId(TagsReservationRecord).load(t.tags_reservation_id)) as unknown as TagsReservation | null) : null;
+  tags_reservation(@Root() t: TagEntity, @Ctx() ctx: Context): Promise<TagsReservationEntity | null> | null {
+    return t.tags_reservation_id ? ctx.loaders.tagsReservationById.load(t.tags_reservation_id) : null;
   }
 }
 
 @Resolver(() => TagsReservation)
 export class TagsReservationFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  async control_unit(@Root() r: TagsReservationEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await unitOf(ctx, r.control_unit_id)) as unknown as ControlUnit;
+  control_unit(@Root() r: TagsReservationEntity, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
+    return unitOf(ctx, r.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  async operator_user(@Root() r: TagsReservationEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return r.operator_user_id ? ((await ctx.loaders.userById.load(r.operator_user_id)) as unknown as User | null) : null;
+  operator_user(@Root() r: TagsReservationEntity, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+    return r.operator_user_id ? ctx.loaders.userById.load(r.operator_user_id) : null;
   }
 }
 

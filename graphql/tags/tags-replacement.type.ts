@@ -8,7 +8,7 @@ import { DateTime, UUID } from '../shared/scalars.js';
 import { ReplacementReasonEnum } from './enums.js';
 import { Tag } from './tag.type.js';
 import { tagsLoaders, type ReplacementItem } from './tags.loaders.js';
-import { Tag as TagRecord } from '../../src/tags/tag.entity.js';
+import type { Tag as TagRecord } from '../../src/tags/tag.entity.js';
 import type { TagsReplacement as TagsReplacementEntity } from '../../src/tags/tags-replacement.entity.js';
 import { REPLACEMENT_REASONS } from '../../src/tags/tag.rules.js';
 import { MAX_TAGS_PER_OPERATION } from '../../src/tags/tags-writeoff.rules.js';
@@ -41,17 +41,17 @@ export class TagsReplacement {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
-const tagById = async (ctx: Context, id: string): Promise<Tag> => (await ctx.loaders.byId(TagRecord).load(id)) as unknown as Tag;
+const tagById = (ctx: Context, id: string): Promise<TagRecord | null> => ctx.loaders.tagById.load(id);
 
 @Resolver(() => TagsReplacementTag)
 export class TagsReplacementTagFieldsResolver {
   @FieldResolver(() => Tag)
-  old_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<Tag> {
+  old_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<TagRecord | null> {
     return tagById(ctx, item.old_tag_id);
   }
 
   @FieldResolver(() => Tag)
-  new_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<Tag> {
+  new_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<TagRecord | null> {
     return tagById(ctx, item.new_tag_id);
   }
 }

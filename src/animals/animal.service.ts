@@ -6,10 +6,14 @@ import { appendEvent } from '../shared/events.js';
 import { recordHistory, type HistoryEntry } from '../shared/history.js';
 import { isUuid } from '../shared/ids.js';
 import type { PageInput, Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters } from '../shared/search.js';
+import { animalScope, animalSource } from './animal.reader.js';
 import type { SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
-import { tagsPolicy, workUnit } from '../tags/tags.policy.js';
+import { workUnit } from '../tags/tags.policy.js';
 import { ANIMAL_FIELDS, animalFields, type AnimalFieldsInput } from './animal-fields.js';
 import { Animal } from './animal.entity.js';
 
@@ -38,18 +42,21 @@ export const ANIMAL_SEARCH: SearchSpec = {
 };
 
 const TABLE = 'animal a';
-const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'a.last_control_unit_id');
 
 /** Animals are seen where their last control unit is seen, and corrected by those who work there. */
 export class AnimalService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Animal> {
-    const found = isUuid(id) ? await findVisible(em, Animal, TABLE, scopeOf(actor), id) : null;
+    const found = isUuid(id) ? await findVisible(em, Animal, TABLE, animalScope(actor), id) : null;
     if (!found) throw DomainError.notFound('animal');
     return found;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Animal>> {
-    return searchVisible(em, Animal, TABLE, scopeOf(actor), ANIMAL_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Animal>> {
+    return readVisible(db, actor, animalSource, animalScope(actor), id, 'animal', include);
+  }
+
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Animal>> {
+    return readVisiblePage(db, actor, animalSource, animalScope(actor), ANIMAL_SEARCH, filters, page, options);
   }
 
   /** PUT/PATCH /api/animals/:id: what identification recorded about it, corrected; never its status, tag or place. */
@@ -87,22 +94,6 @@ export class AnimalService {
       });
       return animal;
     });
-  }
-
-  /** The animals of each identification that the caller sees now, in body order: one statement for any number of identifications. */
-  async ofIdentifications(em: EntityManager, actor: Actor, ids: readonly string[]): Promise<Animal[][]> {
-    const scope = scopeOf(actor);
-    const rows = await em.execute<Record<string, unknown>[]>(
-      `select a.* from animal a where a.tags_identification_id in (select value::uuid from jsonb_array_elements_text(?::jsonb)) and ${scope.sql} order by a.ts_created_at, a.id`,
-      [JSON.stringify(ids), ...scope.params],
-    );
-    const byBatch = new Map<string, Animal[]>();
-    for (const r of rows) {
-      const list = byBatch.get(r.tags_identification_id as string) ?? [];
-      list.push(em.map(Animal, r as never));
-      byBatch.set(r.tags_identification_id as string, list);
-    }
-    return ids.map((id) => byBatch.get(id) ?? []);
   }
 
   /** GET /api/animals/:id/history: its events, oldest first by when they happened. */

@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import type { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
 import { MikroORM as PgORM } from '@mikro-orm/postgresql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
@@ -8,6 +10,7 @@ import type { Config } from '../config.js';
 import { entities } from './entities.js';
 import { migrationsList } from './migrations/index.js';
 import { requestScope } from '../shared/request-scope.js';
+import { pgDb, pgliteDb, type Db } from './sql.js';
 
 export type Orm = PgORM;
 export type Em = EntityManager;
@@ -53,4 +56,10 @@ export async function openOrm(config: Config): Promise<Orm> {
 /** Applies the checked-in migrations that have not run yet. */
 export async function migrate(orm: Orm): Promise<void> {
   await orm.migrator.up();
+}
+
+/** The read side's connection on the ORM's own pool (PostgreSQL) or instance (PGlite), so both share one limit. */
+export async function openDb(orm: Orm, config: Config): Promise<Db> {
+  const client = await orm.em.getConnection().getNativeClient();
+  return config.DATABASE_URL ? pgDb(client as pg.Pool) : pgliteDb(client as unknown as PGlite);
 }

@@ -5,8 +5,12 @@ import { userPolicy } from '../identity/user.policy.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
+import type { PageInput } from '../shared/pagination.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters } from '../shared/search.js';
+import { controlUnitSource } from './control-unit.reader.js';
 import type { SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { ControlUnit } from './control-unit.entity.js';
@@ -47,8 +51,12 @@ export class ControlUnitService {
     return found;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<ControlUnit>> {
-    return searchVisible(em, ControlUnit, 'control_unit cu', controlUnitPolicy.scope(actor), CONTROL_UNIT_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<ControlUnit>> {
+    return readVisible(db, actor, controlUnitSource, controlUnitPolicy.scope(actor), id, 'control unit', include);
+  }
+
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<ControlUnit>> {
+    return readVisiblePage(db, actor, controlUnitSource, controlUnitPolicy.scope(actor), CONTROL_UNIT_SEARCH, filters, page, options);
   }
 
   /** Adds a unit to an establishment the caller configures; a client-chosen id makes it idempotent. */

@@ -9,7 +9,11 @@ import { appendEvents, type EventInput } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import { recordHistory, type HistoryEntry } from '../shared/history.js';
 import type { PageInput, Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters } from '../shared/search.js';
+import { establishmentSource } from './establishment.reader.js';
 import type { SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import { County } from './county.entity.js';
@@ -138,12 +142,16 @@ export class EstablishmentService {
     return found;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Establishment>> {
-    return searchVisible(em, Establishment, 'establishment e', establishmentPolicy.scope(actor), ESTABLISHMENT_SEARCH, normalizeFilters(filters), page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Establishment>> {
+    return readVisible(db, actor, establishmentSource, establishmentPolicy.scope(actor), id, 'establishment', include);
   }
 
-  searchUnrestricted(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Establishment>> {
-    return searchVisible(em, Establishment, 'establishment e', establishmentPolicy.unrestrictedScope(actor), ESTABLISHMENT_UNRESTRICTED_SEARCH, normalizeFilters(filters), page);
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Establishment>> {
+    return readVisiblePage(db, actor, establishmentSource, establishmentPolicy.scope(actor), ESTABLISHMENT_SEARCH, normalizeFilters(filters), page, options);
+  }
+
+  pageUnrestricted(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Establishment>> {
+    return readVisiblePage(db, actor, establishmentSource, establishmentPolicy.unrestrictedScope(actor), ESTABLISHMENT_UNRESTRICTED_SEARCH, normalizeFilters(filters), page, options);
   }
 
   /**

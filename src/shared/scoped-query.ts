@@ -1,5 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EntityName } from '@mikro-orm/core';
+import { read, type Include, type Related, type Source } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import type { Actor } from '../identity/actor.js';
+import { DomainError } from './errors.js';
+import { isUuid } from './ids.js';
 import { paged, toPage, type PageInput, type Paged } from './pagination.js';
 import { buildSearch, type SearchSpec } from './search.js';
 
@@ -40,3 +45,47 @@ export async function searchVisible<T extends object>(
 
 /** `"user" u` → `u` */
 const scopeAlias = (table: string): string => table.trim().split(/\s+/).pop()!;
+
+/** What a read returns to a door: the rows, and the joined relations that prime its loaders. */
+export interface Read<R> {
+  row: R;
+  related: Related[];
+}
+
+export interface ReadPage<R> extends Paged<R> {
+  related: Related[];
+}
+
+export interface PageOptions {
+  /** Count the matches (meta.int_total_results): off when the query does not select meta. */
+  count: boolean;
+  include?: Include;
+}
+
+/** One record the scope lets the caller see, with the relations the query selects: one statement; a 404 when absent or invisible. */
+export async function readVisible<R extends object>(db: Db, actor: Actor, source: Source, scope: Scope, id: string, noun: string, include?: Include): Promise<Read<R>> {
+  if (!isUuid(id)) throw DomainError.notFound(noun);
+  const a = source.alias;
+  const { rows, related } = await read<R>(db, actor, source, { where: { sql: `${a}.id = ? and ${scope.sql}`, params: [id.toLowerCase(), ...scope.params] }, include });
+  if (!rows[0]) throw DomainError.notFound(noun);
+  return { row: rows[0], related };
+}
+
+/** A page of what the scope lets the caller see, filtered as CONTRACT.md's search bodies say, counted and joined in one statement. */
+export async function readVisiblePage<R extends object>(
+  db: Db,
+  actor: Actor,
+  source: Source,
+  scope: Scope,
+  spec: SearchSpec,
+  filters: Record<string, unknown> | null | undefined,
+  pageInput: PageInput | null | undefined,
+  options: PageOptions,
+): Promise<ReadPage<R>> {
+  const page = toPage(pageInput);
+  const q = buildSearch(spec, filters ?? {});
+  const where = { sql: `${scope.sql} and ${q.where}`, params: [...scope.params, ...q.params] };
+  const result = await read<R>(db, actor, source, { where, orderBy: q.orderOn, limit: page.size, offset: page.offset, count: options.count, include: options.include });
+  // Not counted: the query did not select meta, so its total is never read.
+  return { ...paged(result.rows, result.total ?? 0, page), related: result.related };
+}

@@ -1,6 +1,9 @@
 import { DomainError } from './errors.js';
 import { isUuid } from './ids.js';
 
+/** A search body or query string: CONTRACT.md's filters, checked by buildSearch. */
+export type Filters = Record<string, unknown> | null | undefined;
+
 type Kind = 'text' | 'uuid' | 'boolean' | 'integer' | 'number';
 
 /** What a record's search accepts (CONTRACT.md, "Search bodies"). Column names are the record's field names. */
@@ -25,7 +28,7 @@ export function acceptedKeys(spec: SearchSpec): string[] {
 }
 
 /** Turns a filter object into a parameterised SQL condition and order; unknown keys are a 422 naming the accepted ones. */
-export function buildSearch(spec: SearchSpec, filters: Record<string, unknown>): { where: string; params: unknown[]; orderBy: string } {
+export function buildSearch(spec: SearchSpec, filters: Record<string, unknown>): { where: string; params: unknown[]; orderBy: string; orderOn: (alias: string) => string } {
   const a = spec.alias;
   const accepted = acceptedKeys(spec);
   const unknown = Object.keys(filters).filter((k) => !accepted.includes(k));
@@ -85,9 +88,6 @@ export function buildSearch(spec: SearchSpec, filters: Record<string, unknown>):
   const direction = filters.str_order ?? 'DESC';
   if (direction !== 'ASC' && direction !== 'DESC') fields.str_order = ['must be ASC or DESC'];
   if (Object.keys(fields).length) throw DomainError.validation(fields);
-  return {
-    where: conditions.length ? conditions.join(' and ') : 'true',
-    params,
-    orderBy: `${a}.${orderField as string} ${direction as string}, ${a}.id ${direction as string}`,
-  };
+  const orderOn = (alias: string) => `${alias}.${orderField as string} ${direction as string}, ${alias}.id ${direction as string}`;
+  return { where: conditions.length ? conditions.join(' and ') : 'true', params, orderBy: orderOn(a), orderOn };
 }

@@ -2,11 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
+import type { PageInput } from '../shared/pagination.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters } from '../shared/search.js';
+import { tagSource, tagsBoxSource } from './tag.reader.js';
 import type { SearchSpec } from '../shared/search.js';
 import { Tag } from './tag.entity.js';
-import { TagsBox } from './tags-box.entity.js';
+import type { TagsBox } from './tags-box.entity.js';
 import { tagsPolicy } from './tags.policy.js';
 
 export const TAG_SEARCH: SearchSpec = {
@@ -53,17 +57,19 @@ export class TagService {
     return tag;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Tag>> {
-    return searchVisible(em, Tag, 'tag t', tagsPolicy.unitScope(actor, 't.last_control_unit_id'), TAG_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Tag>> {
+    return readVisible(db, actor, tagSource, tagsPolicy.unitScope(actor, 't.last_control_unit_id'), id, 'tag', include);
   }
 
-  async getBox(em: EntityManager, actor: Actor, id: string): Promise<TagsBox> {
-    const box = isUuid(id) ? await findVisible(em, TagsBox, 'tags_box tb', tagsPolicy.unitScope(actor, 'tb.control_unit_id'), id) : null;
-    if (!box) throw DomainError.notFound('tags box');
-    return box;
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Tag>> {
+    return readVisiblePage(db, actor, tagSource, tagsPolicy.unitScope(actor, 't.last_control_unit_id'), TAG_SEARCH, filters, page, options);
   }
 
-  searchBoxes(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<TagsBox>> {
-    return searchVisible(em, TagsBox, 'tags_box tb', tagsPolicy.unitScope(actor, 'tb.control_unit_id'), TAGS_BOX_SEARCH, filters, page);
+  readBox(db: Db, actor: Actor, id: string): Promise<Read<TagsBox>> {
+    return readVisible(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id'), id, 'tags box');
+  }
+
+  pageBoxes(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsBox>> {
+    return readVisiblePage(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id'), TAGS_BOX_SEARCH, filters, page, options);
   }
 }

@@ -1,0 +1,30 @@
+import { groupedBy, read, type Source } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import type { Actor } from '../identity/actor.js';
+import type { Scope } from '../shared/scoped-query.js';
+import { tagsPolicy } from '../tags/tags.policy.js';
+import type { Animal } from './animal.entity.js';
+import { controlUnitSource } from '../places/control-unit.reader.js';
+import { tagSource } from '../tags/tag.reader.js';
+
+export const animalSource: Source = {
+  table: 'animal',
+  alias: 'a',
+  relations: {
+    current_tag: { loader: 'tagById', target: () => tagSource, fk: 'current_tag_id' },
+    last_control_unit: { loader: 'unrestrictedControlUnitById', target: () => controlUnitSource, fk: 'last_control_unit_id' },
+  },
+};
+
+/** The animals that the caller sees now, where their last unit is seen. SQL on alias "a". */
+export const animalScope = (actor: Actor): Scope => tagsPolicy.unitScope(actor, 'a.last_control_unit_id');
+
+/** The animals of each identification that the caller sees now, oldest first: one statement for any number of identifications. */
+export async function animalsOfIdentifications(db: Db, actor: Actor, ids: readonly string[]): Promise<Animal[][]> {
+  const scope = animalScope(actor);
+  const { rows } = await read<Animal>(db, actor, animalSource, {
+    where: { sql: `a.tags_identification_id = any(?) and ${scope.sql}`, params: [ids, ...scope.params] },
+    orderBy: (a) => `${a}.ts_created_at, ${a}.id`,
+  });
+  return groupedBy(ids, rows, (a) => a.tags_identification_id!);
+}

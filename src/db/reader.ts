@@ -1,0 +1,203 @@
+import type { Actor } from '../identity/actor.js';
+import type { Db, Query } from './sql.js';
+
+/**
+ * A table as the read side sees it: the alias its policy and search spec are written on, the
+ * columns a row carries, and the to-one relations a read may join in the same statement.
+ */
+export interface Source {
+  table: string;
+  alias: string;
+  /** Defaults to every column (`<alias>.*`). */
+  columns?: string;
+  relations: Record<string, Relation>;
+}
+
+/**
+ * A to-one relation joined when a query selects it (look-ahead): its rows prime the loader named
+ * `loader` (graphql/loaders.ts), keyed by the parent's `fk` value, or by the parent's id when
+ * `keyedByParent` (a relation whose visibility hangs on the parent, not on the target).
+ */
+export type Relation = ToOne | ToMany;
+
+export interface ToOne {
+  loader: LoaderName;
+  target: () => Source;
+  fk: string;
+  keyedByParent?: boolean;
+  /** A condition on the target (its own alias) and the parent (`parent` is its alias): a policy scope. */
+  where?: (actor: Actor | null, parent: string) => Query;
+}
+
+/** A short list hanging from the parent (a user's organizations), aggregated to a JSON array in the parent's statement; keyed by the parent's id. */
+export interface ToMany {
+  loader: LoaderName;
+  list: (parent: string) => string;
+}
+
+/**
+ * The loaders a joined relation primes: by id, past every policy (a record names where it
+ * happened), or `visible*`, through the caller's policy (null when it may not see it).
+ */
+export type LoaderName =
+  | 'tagById'
+  | 'tagsReservationById'
+  | 'unrestrictedControlUnitById'
+  | 'unrestrictedEstablishmentById'
+  | 'visibleEstablishmentById'
+  | 'countyById'
+  | 'userById'
+  | 'visibleResponsibleUserOfUnit'
+  | 'organizationsOfUser';
+
+/** Which relations to join, nested: `{ current_tag: { last_control_unit: {} } }`. */
+export interface Include {
+  [relation: string]: Include;
+}
+
+/** A joined row (or null: absent or not visible) for the loader that serves that relation. */
+export interface Related {
+  loader: LoaderName;
+  key: string;
+  /** A row (or null) for a to-one relation, a list of rows for a to-many one. */
+  row: unknown;
+}
+
+export interface ReadSpec {
+  /** Condition on the source's alias: the policy scope and filters. */
+  where: Query;
+  /** Order on a given alias (the root query orders by it, and the outer query again). */
+  orderBy?: (alias: string) => string;
+  limit?: number;
+  offset?: number;
+  /** Also count every row the condition matches, in the same statement. */
+  count?: boolean;
+  include?: Include;
+}
+
+export interface ReadResult<R> {
+  rows: R[];
+  related: Related[];
+  /** Set when `count` was asked for. */
+  total: number | null;
+}
+
+interface Joined {
+  alias: string;
+  /** The JSON value this relation adds to the row. */
+  value: string;
+  relation: Relation;
+  parent: string;
+}
+
+/**
+ * One statement for the rows, every to-one relation the query selects (lateral joins over the
+ * page, so a relation costs an index lookup per row of the page, not of the table) and the count
+ * (an uncorrelated subquery, planned on its own).
+ */
+export async function read<R extends object>(db: Db, actor: Actor | null, source: Source, spec: ReadSpec): Promise<ReadResult<R>> {
+  const params: unknown[] = [];
+  const joins: Joined[] = [];
+  const laterals: string[] = [];
+  const lateralParams: unknown[] = [];
+  const walk = (from: Source, parent: string, include: Include) => {
+    for (const [name, nested] of Object.entries(include)) {
+      const relation = from.relations[name];
+      if (!relation) continue;
+      const alias = `_r${joins.length + 1}`;
+      if ('list' in relation) {
+        joins.push({ alias, value: relation.list(parent), relation, parent });
+        continue;
+      }
+      const target = relation.target();
+      const condition = relation.where?.(actor, parent);
+      laterals.push(
+        `left join lateral (select ${target.columns ?? `${target.alias}.*`} from ${target.table} ${target.alias} where ${target.alias}.id = ${parent}.${relation.fk}${condition ? ` and ${condition.sql}` : ''}) ${alias} on true`,
+      );
+      if (condition) lateralParams.push(...condition.params);
+      joins.push({ alias, value: `to_jsonb(${alias})`, relation, parent });
+      walk(target, alias, nested);
+    }
+  };
+  walk(source, '_r0', spec.include ?? {});
+
+  const a = source.alias;
+  const select = [`_r0.*`];
+  if (joins.length) select.push(`jsonb_build_array(${joins.map((j) => j.value).join(', ')}) as _related`);
+  if (spec.count) {
+    select.push(`(select count(*)::int from ${source.table} ${a} where ${spec.where.sql}) as _total`);
+    params.push(...spec.where.params);
+  }
+  let inner = `select ${source.columns ?? `${a}.*`} from ${source.table} ${a} where ${spec.where.sql}`;
+  params.push(...spec.where.params);
+  if (spec.orderBy) inner += ` order by ${spec.orderBy(a)}`;
+  if (spec.limit !== undefined) {
+    inner += ' limit ? offset ?';
+    params.push(spec.limit, spec.offset ?? 0);
+  }
+  params.push(...lateralParams);
+  const sql = `select ${select.join(', ')} from (${inner}) _r0 ${laterals.join(' ')}${spec.orderBy ? ` order by ${spec.orderBy('_r0')}` : ''}`;
+  const raw = await db.rows<Record<string, unknown>>({ sql, params });
+
+  const rows: R[] = [];
+  const related: Related[] = [];
+  let total: number | null = null;
+  for (const r of raw) {
+    const { _related, _total, ...row } = r;
+    if (_total !== undefined) total = _total as number;
+    rows.push(row as R);
+    if (!joins.length) continue;
+    const values = _related as (Record<string, unknown> | null)[];
+    const byAlias = new Map<string, Record<string, unknown> | null>([['_r0', row]]);
+    joins.forEach((j, i) => {
+      const parentRow = byAlias.get(j.parent) ?? null;
+      const relation = j.relation;
+      if ('list' in relation) {
+        const key = parentRow?.id;
+        if (typeof key === 'string') related.push({ loader: relation.loader, key, row: (values[i] as unknown as Record<string, unknown>[]).map(revive) });
+        return;
+      }
+      const value = values[i] ? revive(values[i]) : null;
+      byAlias.set(j.alias, value);
+      const key = parentRow?.[relation.keyedByParent ? 'id' : relation.fk];
+      if (typeof key === 'string') related.push({ loader: relation.loader, key, row: value });
+    });
+  }
+  if (spec.count && total === null) {
+    // An empty page: the count rode on no row. Page one empty means none; past it, count alone.
+    if (!spec.offset) total = 0;
+    else total = (await db.rows<{ n: number }>({ sql: `select count(*)::int as n from ${source.table} ${a} where ${spec.where.sql}`, params: spec.where.params }))[0]!.n;
+  }
+  return { rows, related, total };
+}
+
+/** A joined row came through JSON: timestamps back to Date, numerics back to the driver's strings. */
+function revive(row: Record<string, unknown>): Record<string, unknown> {
+  for (const key in row) {
+    const v = row[key];
+    if (v === null) continue;
+    if (key.startsWith('ts_') && typeof v === 'string') row[key] = new Date(v);
+    else if (key.startsWith('dec_') && typeof v === 'number') row[key] = String(v);
+  }
+  return row;
+}
+
+/** Rows by id, in the order of `ids` (null where absent or outside `scope`): one statement for a loader's batch. */
+export async function readByIds<R extends { id: string }>(db: Db, actor: Actor | null, source: Source, ids: readonly string[], scope?: Query): Promise<(R | null)[]> {
+  const a = source.alias;
+  const where = scope ? { sql: `${a}.id = any(?) and ${scope.sql}`, params: [ids, ...scope.params] } : { sql: `${a}.id = any(?)`, params: [ids] };
+  const { rows } = await read<R>(db, actor, source, { where });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+/** Rows grouped by `key` in the order of `keys`. */
+export function groupedBy<T>(keys: readonly string[], rows: T[], key: (row: T) => string): T[][] {
+  const map = new Map<string, T[]>();
+  for (const r of rows) {
+    const list = map.get(key(r));
+    if (list) list.push(r);
+    else map.set(key(r), [r]);
+  }
+  return keys.map((k) => map.get(k) ?? []);
+}

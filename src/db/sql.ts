@@ -1,0 +1,74 @@
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { requestScope } from '../shared/request-scope.js';
+
+/** SQL text with `?` placeholders and its parameters, in text order. Policies' scopes and readers' pieces share it. */
+export interface Query {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The read side's connection: plain rows from parameterised SQL, never ORM entities
+ * (ARCHITECTURE.md, "one core, two doors"). Parameters are bound, not inlined, and each distinct
+ * text becomes a named statement on PostgreSQL, so a hot read is parsed and planned once per
+ * connection. Never called inside a write transaction: on PGlite (one session) it would wait for it.
+ */
+export interface Db {
+  rows<T>(query: Query): Promise<T[]>;
+}
+
+/** `?` → `$1`, `$2`, … once per distinct text. */
+const positional = new Map<string, string>();
+function toPositional(sql: string): string {
+  let text = positional.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    if (positional.size < MAX_NAMED) positional.set(sql, text);
+  }
+  return text;
+}
+
+/** Bounds the statements each connection keeps prepared; texts past it run unnamed. */
+const MAX_NAMED = 2000;
+const names = new Map<string, string>();
+function nameOf(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED) {
+    name = `r${names.size + 1}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+const counted = () => {
+  const scope = requestScope.getStore();
+  if (scope) scope.statements++;
+};
+
+/** timestamptz, timestamp and date as Date on PGlite, as `pg`'s default parsers give them (MikroORM's keep strings). */
+const toDate = (v: string) => new Date(v);
+const PGLITE_PARSERS = { 1082: toDate, 1114: toDate, 1184: toDate };
+
+export function pgDb(pool: pg.Pool): Db {
+  return {
+    async rows<T>(query: Query): Promise<T[]> {
+      const text = toPositional(query.sql);
+      counted();
+      // pg's own parsers (the pool's are MikroORM's, which keep timestamps as strings).
+      const result = await pool.query({ text, values: query.params, name: nameOf(text), types: pg.types });
+      return result.rows as T[];
+    },
+  };
+}
+
+export function pgliteDb(pglite: PGlite): Db {
+  return {
+    async rows<T>(query: Query): Promise<T[]> {
+      counted();
+      const result = await pglite.query<T>(toPositional(query.sql), query.params, { parsers: PGLITE_PARSERS });
+      return result.rows;
+    },
+  };
+}

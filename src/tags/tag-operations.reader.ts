@@ -1,0 +1,58 @@
+import { groupedBy } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import type { Tag } from './tag.entity.js';
+import type { BoxRow } from './transfer-support.js';
+
+/**
+ * A box as an ingress or an egress lists it. For an ingress `str_status` is the evaluation
+ * (PENDING, ACCEPTED, REJECTED) and `str_box_status` the box now; for an egress `str_status` is
+ * the box now and `str_box_status` the box before it left.
+ */
+export type OperationBoxRow = Omit<BoxRow, 'control_unit_id'> & { str_box_status: string };
+
+export interface ReplacementItem {
+  tags_replacement_id: string;
+  animal_id: string;
+  old_tag_id: string;
+  new_tag_id: string;
+  str_reason: string;
+}
+
+// The tag operations' relations, one statement per request and relation: the caller already sees the records they hang from.
+
+export async function boxesOfIngresses(db: Db, ids: readonly string[]): Promise<OperationBoxRow[][]> {
+  const rows = await db.rows<OperationBoxRow & { tags_ingress_id: string }>({
+    sql: `select ib.tags_ingress_id, tb.id, tb.str_code, tb.str_begin, tb.str_finish, tb.int_quantity, ib.str_status, tb.str_status as str_box_status
+            from tags_ingress_box ib join tags_box tb on tb.id = ib.tags_box_id where ib.tags_ingress_id = any(?) order by tb.str_begin`,
+    params: [ids],
+  });
+  return groupedBy(ids, rows, (r) => r.tags_ingress_id);
+}
+
+export async function boxesOfEgresses(db: Db, ids: readonly string[]): Promise<OperationBoxRow[][]> {
+  const rows = await db.rows<OperationBoxRow & { tags_egress_id: string }>({
+    sql: `select eb.tags_egress_id, tb.id, tb.str_code, tb.str_begin, tb.str_finish, tb.int_quantity, tb.str_status, eb.str_box_status
+            from tags_egress_box eb join tags_box tb on tb.id = eb.tags_box_id where eb.tags_egress_id = any(?) order by tb.str_begin`,
+    params: [ids],
+  });
+  return groupedBy(ids, rows, (r) => r.tags_egress_id);
+}
+
+/** By code. */
+export async function tagsOfWriteoffs(db: Db, ids: readonly string[]): Promise<Tag[][]> {
+  const rows = await db.rows<Tag & { tags_writeoff_id: string }>({
+    sql: `select x.tags_writeoff_id, t.* from tags_writeoff_tag x join tag t on t.id = x.tag_id where x.tags_writeoff_id = any(?) order by t.str_code`,
+    params: [ids],
+  });
+  return groupedBy(ids, rows, (r) => r.tags_writeoff_id);
+}
+
+/** The animals, old and new tags of each replacement, by old code. */
+export async function itemsOfReplacements(db: Db, ids: readonly string[]): Promise<ReplacementItem[][]> {
+  const rows = await db.rows<ReplacementItem>({
+    sql: `select x.tags_replacement_id, x.animal_id, x.old_tag_id, x.new_tag_id, x.str_reason
+            from tags_replacement_tag x join tag o on o.id = x.old_tag_id where x.tags_replacement_id = any(?) order by o.str_code`,
+    params: [ids],
+  });
+  return groupedBy(ids, rows, (r) => r.tags_replacement_id);
+}

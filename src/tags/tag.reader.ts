@@ -1,0 +1,23 @@
+import type { Source } from '../db/reader.js';
+import { userSource } from '../identity/user.reader.js';
+import { controlUnitSource } from '../places/control-unit.reader.js';
+
+export const tagsReservationSource: Source = {
+  table: 'tags_reservation',
+  alias: 'r',
+  relations: {
+    control_unit: { loader: 'unrestrictedControlUnitById', target: () => controlUnitSource, fk: 'control_unit_id' },
+    operator_user: { loader: 'userById', target: () => userSource, fk: 'operator_user_id' },
+  },
+};
+
+export const tagSource: Source = {
+  table: 'tag',
+  alias: 't',
+  relations: {
+    last_control_unit: { loader: 'unrestrictedControlUnitById', target: () => controlUnitSource, fk: 'last_control_unit_id' },
+    tags_reservation: { loader: 'tagsReservationById', target: () => tagsReservationSource, fk: 'tags_reservation_id' },
+  },
+};
+
+export const tagsBoxSource: Source = { table: 'tags_box', alias: 'tb', relations: {} };

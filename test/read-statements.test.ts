@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { startApp, type TestApp } from './helpers/app.js';
+import { makeUser, member } from './helpers/factories.js';
+import { makeUnit, stockAnimals } from './helpers/tags.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+/**
+ * Issue 8: the four requests of the peers bench at most 3 SQL statements each (authentication
+ * included), whatever the nesting, and the same for 2 rows and 200 (to-one chains joined in the
+ * page's statement, to-many relations one statement per level).
+ */
+const NESTED = `current_tag { id str_code last_control_unit { id str_name establishment { id str_name county { id str_name } } } }`;
+
+/** An owner with `establishments` establishments of two units each (one with a responsible user), animals spread over every unit. */
+async function herd(establishments: number, animalsPerUnit: number) {
+  const owner = await member(app);
+  const responsible = await makeUser(app);
+  const units: string[] = [];
+  for (let i = 0; i < establishments; i++) {
+    const first = await makeUnit(app, owner.org.id);
+    const second = randomUUID();
+    const em = app.service.orm.em.fork();
+    await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type, responsible_user_id) values (?, ?, ?, 'Piquete', 'PRODUCTION', ?)`, [
+      second,
+      first.establishmentId,
+      `CU-${randomUUID().slice(0, 13).toUpperCase()}`,
+      responsible.user.id,
+    ]);
+    await em.execute('update establishment set responsible_user_id = ? where id = ?', [responsible.user.id, first.establishmentId]);
+    units.push(first.unitId, second);
+  }
+  const animalIds: string[] = [];
+  for (const unit of units) animalIds.push(...(await stockAnimals(app, unit, animalsPerUnit)).animalIds);
+  return { owner, animalIds };
+}
+
+describe('statements per read request', () => {
+  test('nested animals page, animal by id, establishments index and animals search: at most 3, equal for 2 and 200 rows', async () => {
+    const { owner, animalIds } = await herd(5, 20);
+    const token = owner.access;
+
+    const animalsPage = (n: number) => app.graphql(`{ animals(page: {int_max_results: ${n}}) { meta { int_total_results } data { id str_species ${NESTED} } } }`, {}, token);
+    const [g2, g200] = [await animalsPage(2), await animalsPage(200)];
+    expect(g200.body.errors).toBeUndefined();
+    expect(g200.body.data.animals.data).toHaveLength(200);
+    expect(g200.body.data.animals.meta.int_total_results).toBe(200);
+    expect(g200.body.data.animals.data[0].current_tag.last_control_unit.establishment.county.str_name).toMatch(/^Município/);
+    expect(g200.sql).toBe(2);
+    expect(g200.sql).toBe(g2.sql);
+
+    const one = await app.graphql(`query($id: UUID!) { animal(id: $id) { id ${NESTED} } }`, { id: animalIds[0] }, token);
+    expect(one.body.errors).toBeUndefined();
+    expect(one.body.data.animal.current_tag.last_control_unit.establishment.str_name).toMatch(/^Fazenda/);
+    expect(one.sql).toBe(2);
+
+    const establishments = (n: number) => app.call('GET', `/api/establishments?int_max_results=${n}`, { token });
+    const [e2, e5] = [await establishments(2), await establishments(5)];
+    expect(e5.status).toBe(200);
+    expect(e5.body.data).toHaveLength(5);
+    const withUnits = e5.body.data[0];
+    expect(withUnits.control_units).toHaveLength(2);
+    expect(withUnits.str_county_name).toMatch(/^Município/);
+    expect(withUnits.str_responsible_user_name).toBe('Test User');
+    expect(withUnits.control_units.map((u: { responsible_user?: { str_name: string } }) => u.responsible_user?.str_name ?? null).sort()).toEqual(['Test User', null]);
+    expect(e5.sql).toBe(3);
+    expect(e5.sql).toBe(e2.sql);
+
+    const search = (n: number) => app.call('POST', `/api/animals/search?int_max_results=${n}`, { token, body: { str_species: 'BOVINE', str_gender: 'FEMALE' } });
+    const [s2, s200] = [await search(2), await search(200)];
+    expect(s200.status).toBe(200);
+    expect(s200.body.data).toHaveLength(100);
+    expect(s200.body.meta.int_total_results).toBe(100);
+    expect(s200.body.data[0]).toMatchObject({ str_gender: 'FEMALE', str_establishment_name: expect.stringMatching(/^Fazenda/) });
+    expect(s200.sql).toBe(2);
+    expect(s200.sql).toBe(s2.sql);
+  });
+
+  test('a GraphQL page that does not select meta is not counted; one that does counts in the same statement', async () => {
+    const { owner } = await herd(1, 3);
+    const without = await app.graphql('{ animals { data { id } } }', {}, owner.access);
+    const withMeta = await app.graphql('{ animals { data { id } meta { int_total_results int_total_pages } } }', {}, owner.access);
+    expect(withMeta.body.data.animals.meta).toEqual({ int_total_results: 6, int_total_pages: 1 });
+    expect(without.body.data.animals.data).toHaveLength(6);
+    expect(withMeta.sql).toBe(without.sql);
+    // Past the last page: the count comes alone.
+    const past = await app.call('GET', '/api/animals?int_current_page=3&int_max_results=5', { token: owner.access });
+    expect(past.body).toMatchObject({ data: [], meta: { int_current_page: 3, int_total_results: 6, int_total_pages: 2 } });
+  });
+});
