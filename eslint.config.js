@@ -31,4 +31,58 @@ export default defineConfig(
       ],
     },
   },
+  {
+    // The doors hold no SQL: reads live in src/ readers, writes in services (ARCHITECTURE.md).
+    files: ['graphql/**/*.ts', 'rest/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(execute|rows|raw|getConnection|getKysely|createQueryBuilder|qb)$/]',
+          message: 'No SQL in the doors: call a reader or a service in src/.',
+        },
+        {
+          selector: 'Literal[value=/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i]',
+          message: 'No SQL in the doors: call a reader or a service in src/.',
+        },
+        {
+          selector: 'TemplateElement[value.raw=/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i]',
+          message: 'No SQL in the doors: call a reader or a service in src/.',
+        },
+      ],
+    },
+  },
+  {
+    // REST runs named GraphQL documents and nothing else: no service, no core, no reader.
+    files: ['rest/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./src/(?!shared/(errors|ids|logger)\\.js$)',
+              message: 'rest/ runs GraphQL operations; it calls no service or reader (only errors, ids and the logger from src/shared).',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'MemberExpression[property.name="core"]', message: 'rest/ runs GraphQL operations; it calls no service.' },
+        {
+          selector: 'CallExpression[callee.property.name=/^(execute|rows|raw|getConnection|getKysely|createQueryBuilder|qb)$/]',
+          message: 'No SQL in the doors: call a reader or a service in src/.',
+        },
+        {
+          selector: 'Literal[value=/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i]',
+          message: 'No SQL in the doors: call a reader or a service in src/.',
+        },
+        {
+          selector: 'TemplateElement[value.raw=/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i]',
+          message: 'No SQL in the doors: call a reader or a service in src/.',
+        },
+      ],
+    },
+  },
 );

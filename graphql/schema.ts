@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, getMetadataStorage } from 'type-graphql';
 import type { GraphQLSchema } from 'graphql';
 import { AuthResolver } from './identity/auth.resolver.js';
 import { MembershipFieldsResolver } from './identity/organization.type.js';
@@ -43,6 +43,8 @@ let built: Promise<GraphQLSchema> | null = null;
 
 /** The one schema both doors execute against. */
 export function getSchema(): Promise<GraphQLSchema> {
+  // No field middleware or auth checker is used: a plain field reads the row's property, unwrapped.
+  for (const type of getMetadataStorage().objectTypes) type.simpleResolvers ??= true;
   built ??= buildSchema({
     resolvers: [AuthResolver, UserResolver, UserFieldsResolver, OrganizationResolver, MembershipFieldsResolver, CountyResolver,
       EstablishmentResolver,

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
@@ -55,7 +55,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
     stopOnTerminationSignals: false,
     introspection: config.GRAPHQL_INTROSPECTION,
     includeStacktraceInErrorResponses: false,
-    plugins: [config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
+    // No cache hints are set: the cache-control plugin would only walk every field of every answer.
+    plugins: [ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
@@ -143,7 +144,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
       const [scheme, token] = header.split(' ');
       try {
         if (scheme?.toLowerCase() !== 'bearer' || !token) throw DomainError.unauthenticated('Authorization must be "Bearer <token>"');
-        actor = await core.auth.authenticate(em, token);
+        actor = await core.auth.authenticate(db, token);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         authError = err;

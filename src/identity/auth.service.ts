@@ -1,3 +1,4 @@
+import type { Db } from '../db/sql.js';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
@@ -39,16 +40,17 @@ export class AuthService {
   ) {}
 
   /** Resolves the bearer token to an actor in one statement; a revoked session or a deleted user is a 401. */
-  async authenticate(em: EntityManager, bearer: string): Promise<Actor> {
+  /** One statement (named: parsed and planned once per connection) on the read side. */
+  async authenticate(db: Db, bearer: string): Promise<Actor> {
     const claims = this.tokens.verifyAccess(bearer);
-    const rows = await em.execute<{ bl_admin: boolean; str_type: Actor['userType']; county_id: string | null; str_role: Role | null; ts_revoked_at: Date | null }[]>(
-      `select u.bl_admin, u.str_type, u.county_id, m.str_role, s.ts_revoked_at
-         from auth_session s
-         join "user" u on u.id = s.user_id
-         left join membership m on m.user_id = u.id and m.organization_id = ?
-        where s.id = ? and u.id = ?`,
-      [claims.org ?? null, claims.sid, claims.sub],
-    );
+    const rows = await db.rows<{ bl_admin: boolean; str_type: Actor['userType']; county_id: string | null; str_role: Role | null; ts_revoked_at: Date | null }>({
+      sql: `select u.bl_admin, u.str_type, u.county_id, m.str_role, s.ts_revoked_at
+              from auth_session s
+              join "user" u on u.id = s.user_id
+              left join membership m on m.user_id = u.id and m.organization_id = ?::uuid
+             where s.id = ? and u.id = ?`,
+      params: [claims.org ?? null, claims.sid, claims.sub],
+    });
     const row = rows[0];
     if (!row || row.ts_revoked_at) throw DomainError.unauthenticated('token revoked');
     const organizationId = claims.org && row.str_role ? claims.org : null;

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -25,7 +25,12 @@ export interface TokenSettings {
 }
 
 export class Tokens {
-  constructor(private readonly s: TokenSettings) {}
+  /** Built once: given a string, jsonwebtoken tries it as a public key on every call before making a secret key of it. */
+  private readonly key: KeyObject;
+
+  constructor(private readonly s: TokenSettings) {
+    this.key = createSecretKey(Buffer.from(s.secret, 'utf8'));
+  }
 
   /** Deterministic for the same claims, which is what lets a grace-window retry get the same token. */
   signAccess(c: { sub: string; org: string | null; sid: string; jti?: string; iat?: number }): { token: string; jti: string; iat: number } {
@@ -34,12 +39,12 @@ export class Tokens {
     const payload: Record<string, unknown> = { sub: c.sub, sid: c.sid, jti, iat, exp: iat + ACCESS_TTL_SECONDS, iss: this.s.issuer, aud: this.s.audience };
     if (c.org) payload.org = c.org;
     // Not noTimestamp: jsonwebtoken would delete the iat claim; without it, the iat given here is kept.
-    return { token: jwt.sign(payload, this.s.secret, { algorithm: ALGORITHM }), jti, iat };
+    return { token: jwt.sign(payload, this.key, { algorithm: ALGORITHM }), jti, iat };
   }
 
   verifyAccess(token: string): AccessClaims {
     try {
-      const claims = jwt.verify(token, this.s.secret, { algorithms: [ALGORITHM], issuer: this.s.issuer, audience: this.s.audience });
+      const claims = jwt.verify(token, this.key, { algorithms: [ALGORITHM], issuer: this.s.issuer, audience: this.s.audience });
       if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.sid !== 'string') {
         throw new Error('claims missing');
       }

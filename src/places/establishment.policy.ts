@@ -7,21 +7,29 @@ import { ACTIVE_INVITE_SQL } from '../access/invite.rules.js';
 /** Users who see every establishment of their county's federative unit, read-only (DOMAIN.md). */
 const UF_READERS = ['AUTHORITY', 'INTEGRATION'];
 
-/** What the caller sees through its organization, its federative unit or as administrator (SQL on alias "e"). */
-function ownScope(actor: Actor): Scope {
-  if (actor.isAdmin) return { sql: 'true', params: [] };
+/**
+ * The ids of the establishments the caller sees through its organization or, as authority or
+ * integration, its federative unit: a set (not a condition per row), so PostgreSQL drives a list
+ * from the organization's index. Null when there are none; administrators are handled before.
+ */
+function ownEstablishmentIds(actor: Actor): Scope | null {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (actor.organizationId) {
-    parts.push('e.organization_id = ?');
+    parts.push('select oe.id from establishment oe where oe.organization_id = ?');
     params.push(actor.organizationId);
   }
   if (UF_READERS.includes(actor.userType) && actor.countyId) {
-    parts.push('exists (select 1 from county ec join county ac on ac.str_federative_unit = ec.str_federative_unit where ec.id = e.county_id and ac.id = ?)');
+    parts.push('select ue.id from establishment ue join county uc on uc.id = ue.county_id where uc.str_federative_unit = (select ac.str_federative_unit from county ac where ac.id = ?)');
     params.push(actor.countyId);
   }
-  return parts.length ? { sql: `(${parts.join(' or ')})`, params } : { sql: 'false', params: [] };
+  return parts.length ? { sql: parts.join(' union all '), params } : null;
 }
+
+/** The units an accepted invite lets the caller read (DOMAIN.md, "Access between organizations"). */
+const invitedUnitIds = (actor: Actor): Scope => ({ sql: `select iv.control_unit_id from invite iv where ${ACTIVE_INVITE_SQL}`, params: [actor.userId] });
+
+const ALL: Scope = { sql: 'true', params: [] };
 
 /**
  * Establishments belong to an organization: visible to callers with it active, to authorities and
@@ -32,11 +40,15 @@ function ownScope(actor: Actor): Scope {
 export const establishmentPolicy = {
   /** SQL condition on alias "e". */
   scope(actor: Actor): Scope {
-    const own = ownScope(actor);
-    if (own.sql === 'true') return own;
-    // An accepted invite lets the invitee read its unit's establishment (DOMAIN.md, "Access between organizations").
-    const invited = `exists (select 1 from invite iv join control_unit icu on icu.id = iv.control_unit_id where icu.establishment_id = e.id and ${ACTIVE_INVITE_SQL})`;
-    return own.sql === 'false' ? { sql: invited, params: [actor.userId] } : { sql: `(${own.sql} or ${invited})`, params: [...own.params, actor.userId] };
+    if (actor.isAdmin) return ALL;
+    const own = ownEstablishmentIds(actor);
+    // An accepted invite lets the invitee read its unit's establishment.
+    const invited = invitedUnitIds(actor);
+    const establishments = `select icu.establishment_id from control_unit icu where icu.id in (${invited.sql})`;
+    return {
+      sql: `e.id in (${own ? `${own.sql} union all ` : ''}${establishments})`,
+      params: [...(own?.params ?? []), ...invited.params],
+    };
   },
 
   /** Unrestricted search: every signed-in caller reads the public part of every establishment. */
@@ -73,11 +85,21 @@ export const establishmentPolicy = {
 /** Control units are seen and changed through their establishment. SQL condition on alias "cu". */
 export const controlUnitPolicy = {
   scope(actor: Actor): Scope {
-    const e = ownScope(actor);
-    if (e.sql === 'true') return e;
-    // An accepted invite lets the invitee read that one unit, not its siblings.
-    const invited = `exists (select 1 from invite iv where iv.control_unit_id = cu.id and ${ACTIVE_INVITE_SQL})`;
-    if (e.sql === 'false') return { sql: invited, params: [actor.userId] };
-    return { sql: `(exists (select 1 from establishment e where e.id = cu.establishment_id and ${e.sql}) or ${invited})`, params: [...e.params, actor.userId] };
+    return controlUnitPolicy.unitIn(actor, 'cu.id');
+  },
+
+  /**
+   * SQL condition: the unit in `column` (e.g. `a.last_control_unit_id`) is one the caller sees: a
+   * unit of an establishment it sees, or the one unit an accepted invite names (not its siblings).
+   */
+  unitIn(actor: Actor, column: string): Scope {
+    if (actor.isAdmin) return ALL;
+    const own = ownEstablishmentIds(actor);
+    const invited = invitedUnitIds(actor);
+    if (!own) return { sql: `${column} in (${invited.sql})`, params: invited.params };
+    return {
+      sql: `${column} in (select ocu.id from control_unit ocu where ocu.establishment_id in (${own.sql}) union all ${invited.sql})`,
+      params: [...own.params, ...invited.params],
+    };
   },
 };

@@ -19,9 +19,7 @@ const FIELD_WORK_ROLES: readonly Role[] = ['OWNER', 'MANAGER', 'OPERATOR'];
 export const tagsPolicy = {
   /** SQL condition: the unit in `column` (e.g. `t.last_control_unit_id`) is one the caller sees. */
   unitScope(actor: Actor, column: string): Scope {
-    const units = controlUnitPolicy.scope(actor);
-    if (units.sql === 'true') return units;
-    return { sql: `${column} in (select cu.id from control_unit cu where ${units.sql})`, params: units.params };
+    return controlUnitPolicy.unitIn(actor, column);
   },
 
   /** Either unit seen (a tags egress is the sender's and the receiver's). */
