@@ -46,7 +46,8 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
       for (const [param, spec] of Object.entries(route.params ?? {})) {
         const value = ctx.params[param];
         if (spec.uuid && !isUuid(value)) throw new DomainError('BAD_REQUEST', `path parameter ${param} must be a uuid`);
-        variables[spec.variable] = value;
+        // Canonical before anything stores, hashes or compares it.
+        variables[spec.variable] = spec.uuid ? value.toLowerCase() : value;
       }
       const rawBody = (ctx.request as { body?: unknown }).body;
       const body = rawBody === undefined || (isObject(rawBody) && Object.keys(rawBody).length === 0 && !ctx.request.length) ? undefined : rawBody;
