@@ -54,7 +54,12 @@ export function describeErrors(errors: readonly unknown[], requestId: string): D
   return described.length === 1 ? described[0]! : { code: 'VALIDATION_FAILED', detail: { fields } };
 }
 
+/** Apollo's own request-level codes, which GraphQL clients handle: kept as they are. */
+const REQUEST_CODES = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE'];
+
 export function toFormatted(d: DescribedError, base: GraphQLFormattedError): GraphQLFormattedError {
+  const code = base.extensions?.code;
+  if (typeof code === 'string' && REQUEST_CODES.includes(code)) return { message: base.message, locations: base.locations, extensions: { code } };
   const message = d.code === 'INTERNAL' ? 'internal error' : typeof d.detail === 'string' ? d.detail : base.message;
   return { message, locations: base.locations, path: base.path, extensions: { code: d.code, detail: d.detail } };
 }

@@ -29,6 +29,12 @@ const schema = z.object({
   LOGIN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
   LOGIN_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
+  /** GraphQL limits on /graphql (REST runs only its own checked-in documents): far above what a frontend's queries reach. */
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(12),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20000),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(10).default(5000),
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(50),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION'> & {

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { koaMiddleware } from '@as-integrations/koa';
@@ -48,15 +49,31 @@ export async function createService(config: Config, log: Logger = createLogger(c
   await ensureAdministrator(orm.em.fork(), core, config, log);
   const schema = await getSchema();
 
+  // Depth, cost, aliases, tokens and directives as a well-kept library counts them; no field
+  // suggestions where introspection is off (production).
+  const armor = new ApolloArmor({
+    maxDepth: { n: config.GRAPHQL_MAX_DEPTH },
+    maxAliases: { n: config.GRAPHQL_MAX_ALIASES },
+    costLimit: { maxCost: config.GRAPHQL_MAX_COST },
+    // graphql-js counts tokens itself (parseOptions below); armor's parser would turn a syntax error into a 500.
+    maxTokens: { enabled: false },
+    maxDirectives: { n: config.GRAPHQL_MAX_DIRECTIVES },
+    blockFieldSuggestion: { enabled: !config.GRAPHQL_INTROSPECTION },
+  }).protect();
   const apollo = new ApolloServer({
     schema,
+    validationRules: armor.validationRules,
+    // The parser stops at the token limit before its recursion can overflow the stack.
+    parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
+    allowBatchedHttpRequests: false,
     csrfPrevention: true,
     // Shutdown is ours (main.ts): in-flight requests finish, then Apollo, then the pool.
     stopOnTerminationSignals: false,
     introspection: config.GRAPHQL_INTROSPECTION,
     includeStacktraceInErrorResponses: false,
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
-    plugins: [ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
+    // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
+    plugins: [...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
