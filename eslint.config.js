@@ -61,8 +61,8 @@ export default defineConfig(
         {
           patterns: [
             {
-              regex: '^\\.\\./src/(?!shared/(errors|ids|logger)\\.js$)',
-              message: 'rest/ runs GraphQL operations; it calls no service or reader (only errors, ids and the logger from src/shared).',
+              regex: '^\\.\\./src/(?!shared/(errors|ids|input|logger)\\.js$)',
+              message: 'rest/ runs GraphQL operations; it calls no service or reader (only errors, ids, the input boundary and the logger from src/shared).',
             },
           ],
         },

@@ -1,6 +1,6 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { DomainError, fromConstraintViolation, type ErrorCode } from '../src/shared/errors.js';
+import { DomainError, fromConstraintViolation, fromUnavailable, type ErrorCode } from '../src/shared/errors.js';
 
 export interface DescribedError {
   code: ErrorCode;
@@ -37,8 +37,8 @@ export function describeError(error: unknown, requestId: string): DescribedError
     if (original.originalError) return describeError(original.originalError, requestId);
     return { code: 'BAD_REQUEST', detail: original.message };
   }
-  const constraint = fromConstraintViolation(original);
-  if (constraint) return { code: constraint.code, detail: constraint.detail };
+  const constraint = fromConstraintViolation(original) ?? fromUnavailable(original);
+  if (constraint) return { code: constraint.code, detail: constraint.detail, retryAfter: constraint.retryAfter };
   return { code: 'INTERNAL', detail: { request_id: requestId }, unexpected: original };
 }
 
@@ -47,7 +47,7 @@ export function describeErrors(errors: readonly unknown[], requestId: string): D
   const described = errors.map((e) => describeError(e, requestId));
   const other = described.find((d) => d.code !== 'VALIDATION_FAILED');
   if (other) return other;
-  const fields: Record<string, string[]> = {};
+  const fields: Record<string, string[]> = Object.create(null); // user-named keys: `constructor` is a field, not Object's
   for (const d of described) {
     for (const [k, v] of Object.entries((d.detail as { fields?: Record<string, string[]> })?.fields ?? {})) (fields[k] ??= []).push(...v);
   }

@@ -14,4 +14,5 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   RULE_VIOLATED: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
+  UNAVAILABLE: 503,
 };

@@ -6,6 +6,7 @@ import { describeErrors } from '../graphql/errors.js';
 import { requireActor } from '../graphql/context.js';
 import { DomainError } from '../src/shared/errors.js';
 import { isUuid } from '../src/shared/ids.js';
+import { checkInput } from '../src/shared/input.js';
 import type { Logger } from '../src/shared/logger.js';
 import { authRoutes } from './auth.routes.js';
 import { organizationRoutes, userRoutes } from './identity.routes.js';
@@ -56,11 +57,13 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
         const unknown: string[] = [];
         const type = varType(route.body)!;
         variables[route.body] = body === undefined ? (route.optionalBody ? null : {}) : stripUnknown(schema, type, body, unknown);
-        if (unknown.length) ctx.set('Warning', `199 - "unknown fields ignored: ${unknown.join(', ')}"`);
+        if (unknown.length) ctx.set('Warning', unknownFieldsWarning(unknown));
       }
       if (route.page) variables[route.page] = pageFromQuery(ctx.query);
       if (route.filter) variables[route.filter.variable] = route.filter.from === 'body' ? (body ?? {}) : filtersFromQuery(ctx.query);
 
+      // The values a route passes on, past the one input boundary (src/shared/input.ts).
+      for (const value of Object.values(variables)) checkInput(value, 'body');
       const result = await execute({ schema, document: op.document, contextValue: gql, variableValues: variables, operationName: route.operation });
       if (result.errors?.length) {
         const described = describeErrors(result.errors, gql.requestId);
@@ -75,4 +78,13 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
     });
   }
   return router;
+}
+
+/** At most this many names in the Warning header: a hostile body cannot grow it without bound. */
+const WARNING_NAMES = 20;
+
+function unknownFieldsWarning(unknown: string[]): string {
+  const names = unknown.slice(0, WARNING_NAMES).map((n) => n.slice(0, 64).replace(/[^\x20-\x7e]|["\\]/g, '?'));
+  const more = unknown.length > WARNING_NAMES ? ` and ${unknown.length - WARNING_NAMES} more` : '';
+  return `199 - "unknown fields ignored: ${names.join(', ')}${more}"`;
 }

@@ -18,7 +18,8 @@ function strip(type: GraphQLInputType, value: unknown, unknown: string[], prefix
   const fields = named.getFields();
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    const field = fields[key];
+    // Own fields only: `constructor` or `__proto__` in a body is an unknown key like any other.
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (!field) unknown.push(prefix + key);
     else out[key] = strip(field.type, v, unknown, `${prefix}${key}.`);
   }

@@ -11,6 +11,7 @@ import helmet from 'koa-helmet';
 import type { GraphQLSchema } from 'graphql';
 import { createContext } from '../graphql/context.js';
 import { describeError, toFormatted } from '../graphql/errors.js';
+import { inputBoundary } from '../graphql/input-boundary.js';
 import { getSchema } from '../graphql/schema.js';
 import { buildOpenApi } from '../rest/openapi.js';
 import { STATUS_OF } from '../rest/errors.js';
@@ -22,6 +23,7 @@ import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import type { Actor } from './identity/actor.js';
 import { DomainError } from './shared/errors.js';
+import { checkInput } from './shared/input.js';
 import { callerOf, checkKey, idempotent } from './shared/idempotency.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
@@ -73,7 +75,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     includeStacktraceInErrorResponses: false,
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
-    plugins: [...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
+    plugins: [inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
@@ -99,6 +101,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
       try {
         await next();
       } finally {
+        // Answers name a caller's records or carry its tokens: no cache, shared or private, keeps them.
+        if (ctx.path.startsWith('/api/') || ctx.path === '/graphql') ctx.set('Cache-Control', 'no-store');
         if (config.EXPOSE_SQL_STATEMENTS) ctx.set('X-SQL-Statements', String(scope.statements));
         if (shuttingDown) ctx.set('Connection', 'close');
       }
@@ -131,6 +135,12 @@ export async function createService(config: Config, log: Logger = createLogger(c
     await next();
   });
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' }));
+  // REST bodies' shape, before anything (the idempotency hash included) walks them; their values
+  // are checked by the router, /graphql's by its plugin (graphql/input-boundary.ts).
+  app.use(async (ctx, next) => {
+    if (ctx.path !== '/graphql') checkInput((ctx.request as { body?: unknown }).body ?? null, 'body', true);
+    await next();
+  });
 
   const probes = new Router();
   probes.get('/health', (ctx) => {
@@ -242,5 +252,5 @@ function toDomainError(err: unknown, requestId: string): DomainError {
   if (status === 400 || status === 415) return new DomainError('BAD_REQUEST', 'malformed JSON body');
   if (status === 405 || status === 501) return new DomainError('NOT_FOUND', 'no such method on this path');
   const described = describeError(err, requestId);
-  return new DomainError(described.code, described.detail);
+  return new DomainError(described.code, described.detail, described.retryAfter);
 }

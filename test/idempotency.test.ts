@@ -167,16 +167,46 @@ test('a key older than 24 hours is ignored and overwritten', async () => {
 test('an unauthenticated POST is keyed by the client address', async () => {
   const owner = await member(app);
   const k = key();
-  const body = { str_email: owner.email, str_password: owner.password };
-  const first = await app.call('POST', '/api/login', { body, headers: { 'Idempotency-Key': k, 'X-Forwarded-For': '203.0.113.7' } });
-  expect(first.status).toBe(200);
-  const again = await app.call('POST', '/api/login', { body, headers: { 'Idempotency-Key': k, 'X-Forwarded-For': '203.0.113.7' } });
+  const body = { str_email: owner.email };
+  const first = await app.call('POST', '/api/request-recovery-password', { body, headers: { 'Idempotency-Key': k, 'X-Forwarded-For': '203.0.113.7' } });
+  expect(first.status).toBe(204);
+  const again = await app.call('POST', '/api/request-recovery-password', { body, headers: { 'Idempotency-Key': k, 'X-Forwarded-For': '203.0.113.7' } });
+  expect(again.status).toBe(204);
   expect(again.headers.get('idempotent-replayed')).toBe('true');
-  expect(again.body).toEqual(first.body);
-  const elsewhere = await app.call('POST', '/api/login', { body, headers: { 'Idempotency-Key': k, 'X-Forwarded-For': '203.0.113.8' } });
-  expect(elsewhere.status).toBe(200);
+  const elsewhere = await app.call('POST', '/api/request-recovery-password', { body, headers: { 'Idempotency-Key': k, 'X-Forwarded-For': '203.0.113.8' } });
+  expect(elsewhere.status).toBe(204);
   expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
-  expect(elsewhere.body.data.str_refresh_token).not.toBe(first.body.data.str_refresh_token);
+});
+
+test('answers carrying tokens are never stored: a keyed login runs again and leaves no row', async () => {
+  const owner = await member(app);
+  const k = key();
+  const body = { str_email: owner.email, str_password: owner.password };
+  const first = await app.call('POST', '/api/login', { body, headers: { 'Idempotency-Key': k, 'X-Forwarded-For': '203.0.113.9' } });
+  expect(first.status).toBe(200);
+  const again = await app.call('POST', '/api/login', { body, headers: { 'Idempotency-Key': k, 'X-Forwarded-For': '203.0.113.9' } });
+  expect(again.status).toBe(200);
+  expect(again.headers.get('idempotent-replayed')).toBeNull();
+  expect(again.body.data.str_refresh_token).not.toBe(first.body.data.str_refresh_token);
+  const stored = await app.service.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from idempotency_key where str_key = ?`, [k]);
+  expect(stored[0]!.n).toBe(0);
+});
+
+test('a claim whose request died (no answer within its lease) is released to the next retry', async () => {
+  const owner = await member(app);
+  const k = key();
+  const body = orgBody();
+  const em = app.service.orm.em.fork();
+  // What a process killed mid-request leaves: a claim without a response, older than the lease.
+  await em.execute(`insert into idempotency_key (str_caller, str_key, str_method, str_path, str_body_hash, ts_created_at) values (?, ?, 'POST', '/api/organizations', 'x', now() - interval '3 minutes')`, [
+    `user:${owner.user.id}`,
+    k,
+  ]);
+  const retry = await app.call('POST', '/api/organizations', { token: owner.access, body, headers: { 'Idempotency-Key': k } });
+  expect(retry.status).toBe(201);
+  const replay = await app.call('POST', '/api/organizations', { token: owner.access, body, headers: { 'Idempotency-Key': k } });
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(retry.body);
 });
 
 test('a POST without the header is unaffected: a repeat runs again', async () => {

@@ -170,6 +170,7 @@ export class AuthService {
         to: user.str_email,
         subject: 'Password recovery',
         body: `Use this code within one hour to choose a new password: ${token}\n${this.publicUrl}/recover-password?token=${token}`,
+        secrets: [token],
       });
       await tx.flush();
       return send;
@@ -192,6 +193,7 @@ export class AuthService {
       to: user.str_email,
       subject: 'Confirm your registration',
       body: `An account was created for you. Choose your password with this code within 7 days: ${token}\n${this.publicUrl}/confirm-registration?token=${token}`,
+      secrets: [token],
     });
   }
 

@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'RULE_VIOLATED',
   'RATE_LIMITED',
   'INTERNAL',
+  'UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -62,6 +63,25 @@ export class DomainError extends Error {
 }
 
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
+
+/** SQLSTATE classes and driver messages that mean "the database is away for now", not "this request is wrong". */
+const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
+const UNAVAILABLE_MESSAGES = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
+
+/** Seconds a client waits before retrying while the database is away. */
+export const UNAVAILABLE_RETRY_AFTER = 5;
+
+/** 503 + Retry-After when the database is unreachable (CONTRACT.md): nothing was half-written, a retry is safe. */
+export function fromUnavailable(err: unknown): DomainError | null {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown; previous?: unknown }).cause ?? (e as { previous?: unknown }).previous, depth++) {
+    const code = (e as { code?: unknown }).code;
+    const message = (e as { message?: unknown }).message;
+    if ((typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_MESSAGES.test(code))) || (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message))) {
+      return new DomainError('UNAVAILABLE', 'the database is unreachable for now; retry', UNAVAILABLE_RETRY_AFTER);
+    }
+  }
+  return null;
+}
 
 /**
  * A constraint the database enforced after the core's own checks (a race between two writers, a

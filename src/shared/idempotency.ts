@@ -17,6 +17,11 @@ import { bodyHash } from './replay.js';
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const KEY = /^[\x20-\x7e]{1,255}$/;
 const TTL = `interval '24 hours'`;
+/**
+ * A claim whose request has not answered within this long is taken to be dead (its process
+ * crashed): a retry may claim the key again and run. Longer than any request runs.
+ */
+const LEASE = `interval '2 minutes'`;
 
 export interface IdempotentRequest {
   caller: string;
@@ -45,6 +50,16 @@ export function checkKey(key: string): string {
 /** Whether a response is kept for replay: a 5xx or 429 is not, so a retry runs again. */
 export const isStorable = (status: number): boolean => status < 500 && status !== 429;
 
+/**
+ * Answers that carry tokens (login, refresh, change-org, reset-profile) are never stored: a stored
+ * token pair would be a credential at rest. Their key is released, and a retry runs again (a second
+ * login is a second session; a refresh retried within its grace window gets the same pair).
+ */
+function carriesCredentials(body: unknown): boolean {
+  const data = (body as { data?: unknown } | null)?.data;
+  return !!data && typeof data === 'object' && Object.keys(data).some((k) => /token/i.test(k));
+}
+
 const conflict = (message: string) => new DomainError('CONFLICT', { fields: { [IDEMPOTENCY_HEADER]: [message] } });
 
 interface Row {
@@ -68,6 +83,7 @@ export async function idempotent(em: EntityManager, req: IdempotentRequest, run:
        set str_method = excluded.str_method, str_path = excluded.str_path, str_body_hash = excluded.str_body_hash,
            num_status = null, str_response = null, ts_created_at = now()
        where idempotency_key.ts_created_at < now() - ${TTL}
+          or (idempotency_key.num_status is null and idempotency_key.ts_created_at < now() - ${LEASE})
      returning true as claimed`,
     [req.caller, req.key, req.method, req.path, hash],
   );
@@ -76,7 +92,7 @@ export async function idempotent(em: EntityManager, req: IdempotentRequest, run:
     try {
       response = await run();
     } finally {
-      if (response && isStorable(response.status)) {
+      if (response && isStorable(response.status) && !carriesCredentials(response.body)) {
         await em.execute('update idempotency_key set num_status = ?, str_response = ? where str_caller = ? and str_key = ? and num_status is null', [
           response.status,
           response.body == null ? null : JSON.stringify(response.body),

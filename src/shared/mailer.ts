@@ -7,6 +7,8 @@ export interface Mail {
   to: string;
   subject: string;
   body: string;
+  /** Codes and tokens in the body: kept out of sent_message once mail really leaves by SMTP. */
+  secrets?: string[];
 }
 
 /** The one way out for mail: SMTP when configured; always kept in sent_messages and logged. */
@@ -21,12 +23,17 @@ export class Mailer {
     this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
   }
 
-  /** Records the message in the caller's transaction; delivery happens after commit. */
+  /**
+   * Records the message in the caller's transaction; delivery happens after commit. Without SMTP,
+   * sent_message is the development outbox a developer reads codes from; with SMTP it keeps what
+   * was sent with every code redacted, so no usable code rests in the database.
+   */
   queue(em: EntityManager, mail: Mail): () => Promise<void> {
-    em.persist(em.create(SentMessage, { str_to: mail.to, str_subject: mail.subject, str_body: mail.body }));
+    const kept = this.transport ? (mail.secrets ?? []).reduce((body, secret) => body.replaceAll(secret, '[redacted]'), mail.body) : mail.body;
+    em.persist(em.create(SentMessage, { str_to: mail.to, str_subject: mail.subject, str_body: kept }));
     return async () => {
       if (!this.transport) {
-        this.log.info({ mail }, 'mail kept in sent_message (no SMTP configured)');
+        this.log.info({ to: mail.to, subject: mail.subject }, 'mail kept in sent_message (no SMTP configured)');
         return;
       }
       try {

@@ -43,8 +43,9 @@ export function buildSearch(spec: SearchSpec, filters: Record<string, unknown>):
   const fields: Record<string, string[]> = {};
   for (const [key, value] of Object.entries(filters)) {
     if (value === undefined) continue;
-    const computed = spec.computed?.[key];
-    const kind = spec.exact[key] ?? computed?.kind;
+    // Own keys only: a `constructor` filter is unknown, not Object's constructor.
+    const computed = spec.computed && Object.hasOwn(spec.computed, key) ? spec.computed[key] : undefined;
+    const kind = Object.hasOwn(spec.exact, key) ? spec.exact[key] : computed?.kind;
     if (kind) {
       if (value === null) {
         if (computed) fields[key] = ['must not be null'];

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { startApp, type TestApp } from './helpers/app.js';
+import { member } from './helpers/factories.js';
+import { makeUnit } from './helpers/tags.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+const fieldsOf = (body: { error?: string; detail?: { fields?: Record<string, string[]> } }) => ({ error: body.error, fields: Object.keys(body.detail?.fields ?? {}) });
+
+/** Issue 9: the classes of bad input that answered 500 now answer 422 naming the field, and write nothing. */
+describe('one input boundary', () => {
+  test('a NUL character anywhere is a 422 naming the field, in a body, a query string, a GraphQL variable or literal', async () => {
+    const owner = await member(app);
+    const search = await app.call('POST', '/api/users/search', { token: owner.access, body: { str_name: 'a\u0000b' } });
+    expect({ status: search.status, ...fieldsOf(search.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['str_name'] });
+    const index = await app.call('GET', '/api/users?str_name=a%00b', { token: owner.access });
+    expect({ status: index.status, ...fieldsOf(index.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['str_name'] });
+    const variable = await app.graphql('mutation($input: OrganizationCreateInput!) { createOrganization(input: $input) { id } }', { input: { str_name: 'x\u0000', str_document: '1' } }, owner.access);
+    expect(variable.status).toBe(400);
+    expect(variable.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', detail: { fields: { 'input.str_name': [expect.stringMatching(/NUL/)] } } });
+    const literal = await app.graphql('{ users(filter: {str_name: "a\\u0000b"}) { data { id } } }', {}, owner.access);
+    expect(literal.status).toBe(400);
+    expect(literal.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+  });
+
+  test('strings past their length, numbers past their column, bodies past their depth: 422, nothing written', async () => {
+    const owner = await member(app);
+    const unit = await makeUnit(app, owner.org.id);
+    const long = 'x'.repeat(900_000);
+    const code = await app.call('POST', '/api/control-units', { token: owner.access, body: { establishment_id: unit.establishmentId, str_code: long, str_name: 'Retiro', str_type: 'PRODUCTION' } });
+    expect({ status: code.status, ...fieldsOf(code.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['str_code'] });
+    expect(code.body.detail.fields.str_code).toEqual(['must be at most 255 characters']);
+
+    for (const dec of [1e308, 9007199254740992]) {
+      const res = await app.call('PATCH', `/api/establishments/${unit.establishmentId}`, { token: owner.access, body: { dec_area: dec, dec_exploration_area: dec } });
+      expect({ status: res.status, ...fieldsOf(res.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['dec_area', 'dec_exploration_area'] });
+    }
+
+    const nested = '['.repeat(50_000) + ']'.repeat(50_000);
+    const deep = await app.call('POST', '/api/vehicles', { token: owner.access, raw: nested, headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() } });
+    expect(deep.status).toBe(422);
+    expect(deep.body.error).toBe('VALIDATION_FAILED');
+    expect(JSON.stringify(deep.body.detail)).toMatch(/nested deeper/);
+  });
+
+  test('`constructor` is an unknown key like any other, `__proto__` a refused body; the Warning header stays bounded', async () => {
+    const owner = await member(app);
+    const search = await app.call('POST', '/api/establishments/search', { token: owner.access, body: { constructor: 'x', str_name: 'y' } });
+    expect({ status: search.status, ...fieldsOf(search.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['constructor'] });
+    // A `__proto__` key never becomes an object here: the JSON parser refuses the body (README, "Decisions").
+    const proto = await app.call('POST', '/api/establishments/search', { token: owner.access, raw: '{"__proto__": {"a": 1}}', headers: { 'content-type': 'application/json' } });
+    expect(proto.body).toEqual({ error: 'BAD_REQUEST', detail: 'malformed JSON body' });
+
+    const extras = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`unknown_${i}`, 1]));
+    const res = await app.call('PUT', '/api/self-update', { token: owner.access, body: { ...extras, str_name: 'Dona Ana', constructor: 1 } });
+    expect(res.status).toBe(200);
+    const warning = res.headers.get('warning')!;
+    expect(warning).toMatch(/unknown fields ignored: unknown_0, unknown_1, .* and 39981 more/);
+    expect(warning.length).toBeLessThan(1024);
+  });
+});
