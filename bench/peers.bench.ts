@@ -62,6 +62,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
 import pg from 'pg';
@@ -804,7 +805,16 @@ const medianOf = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
+/** The machine's load, printed around the measurement: other processes on it skew every figure. */
+function machineLoad(when: string): void {
+  const [one, five] = loadavg();
+  const cores = availableParallelism();
+  const busy = one! > cores ? ` (above the ${cores} cores: other processes compete with the servers and PostgreSQL; figures are low and noisy)` : '';
+  console.log(`  machine ${when}: ${cores} cores, load average ${one!.toFixed(1)} (1 min), ${five!.toFixed(1)} (5 min)${busy}`);
+}
+
 async function measure(targets: Target[], list: Bench[], token: string): Promise<Map<string, Figures>> {
+  machineLoad('before measuring');
   console.log(`\n  warm-up: ${WARM_UP} s per request and server; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn, ${DURATION} s each, ${CONNECTIONS} connections`);
   for (const bench of list) for (const target of targets) await load(target, bench.forms[target.name], token, WARM_UP);
   const figures = new Map<string, Figures>();
@@ -826,6 +836,7 @@ async function measure(targets: Target[], list: Bench[], token: string): Promise
     }
     console.log(`    round ${round} of ${ROUNDS} done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
+  machineLoad('after measuring');
   return figures;
 }
 
