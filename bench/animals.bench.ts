@@ -11,9 +11,8 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { ibgeCheckDigit } from '../src/places/ibge.js';
 import type { Service } from '../src/server.js';
-import { benchOwner, exitWhenDone, onEachDatabase, postJson, serve, signIn } from './support.js';
+import { benchCounties, benchHerd, benchOwner, exitWhenDone, onEachDatabase, postJson, serve, signIn } from './support.js';
 
 const ANIMALS = Number(process.env.BENCH_ANIMALS ?? 100_000);
 const ESTABLISHMENTS = 20;
@@ -37,9 +36,7 @@ interface Herd {
 async function generate(service: Service): Promise<Herd> {
   const em = service.orm.em.fork();
   const { org, user } = await benchOwner(service, PASSWORD);
-  const county = randomUUID();
-  const six = '090001';
-  await em.execute(`insert into county (id, str_ibge_code, str_name, str_federative_unit) values (?, ?, 'Município Bench', 'ZB')`, [county, `${six}${ibgeCheckDigit(six)}`]);
+  const [county] = await benchCounties(service, 1);
 
   const started = performance.now();
   await em.execute(
@@ -51,32 +48,16 @@ async function generate(service: Service): Promise<Herd> {
      select gen_random_uuid(), e.id, 'BENCH-' || e.str_name, 'Retiro', 'PRODUCTION' from establishment e where e.organization_id = ?`,
     [org.id],
   );
-  // One box per unit, holding that unit's animals' tags: the 20 ranges follow each other.
-  await em.execute(
-    `insert into tags_box (id, str_code, str_begin, str_finish, int_quantity, str_status, control_unit_id)
-     select gen_random_uuid(), 'BENCH-BOX-' || u.n, lpad((?::bigint + u.n * ${PER_UNIT})::text, 15, '0'), lpad((?::bigint + u.n * ${PER_UNIT} + ${PER_UNIT - 1})::text, 15, '0'),
-            ${PER_UNIT}, 'DEPLETED', u.id
-       from (select cu.id, row_number() over (order by cu.str_code) - 1 as n from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = ?) u`,
-    [CODE_BASE, CODE_BASE, org.id],
-  );
-  await em.execute(
-    `insert into tag (id, str_code, str_status, tags_box_id, last_control_unit_id, ts_created_at, ts_updated_at)
-     select gen_random_uuid(), lpad((b.str_begin::bigint + g)::text, 15, '0'), 'AVAILABLE', b.id, b.control_unit_id, now() - interval '400 days', now() - interval '400 days'
-       from tags_box b cross join generate_series(0, b.int_quantity - 1) g where b.str_code like 'BENCH-BOX-%'`,
-  );
-  // Distinct creation times, one second apart: lists order by ts_created_at desc, id. 90% ACTIVE, 7% MISSING, 3% DEAD; 5% buffalo.
-  await em.execute(
-    `insert into animal (id, str_species, str_gender, str_status, current_tag_id, last_control_unit_id, str_name, str_rod_code,
-                         ts_born_date, ts_identified_at, int_weight_kilos_at_identification, ts_created_at, ts_updated_at)
-     select gen_random_uuid(), case when s.n % 20 = 0 then 'BUBALINE' else 'BOVINE' end, case when s.n % 2 = 0 then 'FEMALE' else 'MALE' end,
-            case when s.n % 100 < 90 then 'ACTIVE' when s.n % 100 < 97 then 'MISSING' else 'DEAD' end,
-            s.id, s.unit, 'Animal ' || s.n, 'RFID-' || s.str_code,
-            now() - (400 + s.n % 700) * interval '1 day', now() - (s.n % 365) * interval '1 day', 30 + s.n % 400,
-            now() - s.n * interval '1 second', now() - s.n * interval '1 second'
-       from (select t.id, t.str_code, t.last_control_unit_id as unit, row_number() over (order by t.str_code) as n
-               from tag t join tags_box b on b.id = t.tags_box_id where b.str_code like 'BENCH-BOX-%' limit ${ANIMALS}) s`,
-  );
-  await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.str_status = 'AVAILABLE'`);
+  // One box per unit, holding that unit's animals' tags: the 20 ranges follow each other; the animals unit after unit.
+  await benchHerd(service, {
+    units: `select cu.id, ${PER_UNIT} as quantity, cu.str_code as ord from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = ?`,
+    params: [org.id],
+    codeBase: CODE_BASE,
+    boxPrefix: 'BENCH-BOX-',
+    order: 'byUnit',
+    spacing: '1 second',
+    limit: ANIMALS,
+  });
   const generateMs = performance.now() - started;
   const analyzeAt = performance.now();
   for (const table of ['establishment', 'control_unit', 'tags_box', 'tag', 'animal']) await em.execute(`analyze ${table}`);

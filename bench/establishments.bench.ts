@@ -8,12 +8,10 @@
  * dropped afterwards). Run: npm run bench:establishments
  */
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
-import { ibgeCheckDigit } from '../src/places/ibge.js';
 import type { Service } from '../src/server.js';
-import { benchOwner, exitWhenDone, onEachDatabase, serve, signIn } from './support.js';
+import { benchCounties, benchOwner, exitWhenDone, onEachDatabase, serve, signIn } from './support.js';
 
 const ESTABLISHMENTS = Number(process.env.BENCH_ESTABLISHMENTS ?? 10_000);
 const UNITS_PER_ESTABLISHMENT = 2;
@@ -33,13 +31,7 @@ async function generate(service: Service): Promise<Owner> {
   const { org, user } = await benchOwner(service, PASSWORD);
 
   // Counties in a made-up federative unit (codes starting with 0), so they clash with nothing real.
-  const counties: string[] = [];
-  for (let i = 0; i < COUNTIES; i++) {
-    const six = `0${String(90000 + i).padStart(5, '0')}`;
-    const id = randomUUID();
-    await em.execute(`insert into county (id, str_ibge_code, str_name, str_federative_unit) values (?, ?, ?, 'ZB')`, [id, `${six}${ibgeCheckDigit(six)}`, `Município Bench ${i + 1}`]);
-    counties.push(id);
-  }
+  const counties = await benchCounties(service, COUNTIES);
 
   const started = performance.now();
   // Distinct creation times, one second apart, newest first by g: the index orders by ts_created_at desc, id.

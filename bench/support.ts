@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
 import { loadConfig } from '../src/config.js';
+import { ibgeCheckDigit } from '../src/places/ibge.js';
 import { openOrm } from '../src/db/orm.js';
 import { Membership, type Role } from '../src/identity/membership.entity.js';
 import { Organization } from '../src/identity/organization.entity.js';
@@ -25,19 +26,28 @@ export interface Served {
 
 /**
  * `run` on a fresh service over in-memory PGlite, then, when DATABASE_URL is set, over a scratch
- * database `scratch` on that PostgreSQL (created through the admin connection, dropped afterwards).
+ * database `scratch` on that PostgreSQL (see onPostgres).
  */
 export async function onEachDatabase(scratch: string, title: (where: string) => string, run: (service: Service) => Promise<void>): Promise<void> {
   await runOn(title('PGlite (in memory)'), undefined, run);
   const pgUrl = process.env.DATABASE_URL;
   if (!pgUrl) return;
+  await onPostgres(pgUrl, scratch, title, run);
+}
+
+/**
+ * `run` on a fresh service over a scratch database `scratch` on the PostgreSQL of `pgUrl`, created
+ * through the admin connection and dropped afterwards; `run` also gets the scratch database's URL
+ * (for peers that open their own connections). An error of `run` is printed and sets exit code 1.
+ */
+export async function onPostgres(pgUrl: string, scratch: string, title: (where: string) => string, run: (service: Service, databaseUrl: string) => Promise<void>): Promise<void> {
   const admin = await openOrm(loadConfig({ ...BENCH_ENV, DATABASE_URL: pgUrl }));
   try {
     await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
     await admin.em.fork().execute(`create database ${scratch}`);
     const url = new URL(pgUrl);
     url.pathname = `/${scratch}`;
-    await runOn(title(`PostgreSQL (scratch database ${scratch} on ${url.host})`), url.toString(), run).catch((err: unknown) => {
+    await runOn(title(`PostgreSQL (scratch database ${scratch} on ${url.host})`), url.toString(), (service) => run(service, url.toString())).catch((err: unknown) => {
       console.error(err); // shown here: the drop below would otherwise hide it
       process.exitCode = 1;
     });
@@ -86,6 +96,84 @@ export async function benchUnit(service: Service, organizationId: string, type: 
   await em.execute(`insert into establishment (id, organization_id, str_name, str_type) values (?, ?, 'Fazenda Bench', 'FARM')`, [establishmentId, organizationId]);
   await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, ?, ?)`, [unitId, establishmentId, `BENCH-${unitId.slice(0, 8)}`, name, type]);
   return unitId;
+}
+
+/**
+ * `n` made-up counties in one statement, answered by id in order: IBGE codes 0 + (90000 + i) and a
+ * valid check digit (no real code starts with 0, so they clash with nothing an import loads),
+ * named `Município Bench <i + 1>`, in the federative units of `ufs` in turn (default: ZB alone).
+ */
+export async function benchCounties(service: Service, n: number, ufs: readonly string[] = ['ZB']): Promise<string[]> {
+  const rows = Array.from({ length: n }, (_, i) => {
+    const six = `0${String(90000 + i).padStart(5, '0')}`;
+    return { id: randomUUID(), code: `${six}${ibgeCheckDigit(six)}`, uf: ufs[i % ufs.length]!, n: i + 1 };
+  });
+  await service.orm.em.fork().execute(
+    `insert into county (id, str_ibge_code, str_name, str_federative_unit)
+     select c.id, c.code, 'Município Bench ' || c.n, c.uf from jsonb_to_recordset(?::jsonb) as c (id uuid, code text, uf text, n int)`,
+    [JSON.stringify(rows)],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** How benchHerd stocks units with tagged animals. */
+export interface HerdSpec {
+  /** SQL selecting the units to stock as (id, quantity, ord): `quantity` animals each, boxes in `ord` order; `?` params in `params`. */
+  units: string;
+  params: unknown[];
+  /** The first tag code (076 + 12 digits, as a number): each unit's box takes the next `quantity` codes. */
+  codeBase: number;
+  /** Prefix of the boxes' str_code (`<prefix><n>`, n from 0 in `ord` order): unique per call. */
+  boxPrefix: string;
+  /**
+   * Creation order, newest first: `byUnit` takes one unit's animals after another's (in code order);
+   * `interleaved` takes every unit's first animal (units in a scrambled order), then every unit's
+   * second, and so on, so that a page of the newest animals spans many units, as in real herds.
+   */
+  order: 'byUnit' | 'interleaved';
+  /** Time between two consecutive creations, as an SQL interval (e.g. '1 second'). */
+  spacing: string;
+  /** At most this many animals (the rest of the codes stay AVAILABLE tags). */
+  limit?: number;
+}
+
+/**
+ * Tags and animals, set-based (INSERT ... SELECT from generate_series): one DEPLETED box per unit
+ * holding its range of codes, a tag per code, an animal on each tag (90% ACTIVE, 7% MISSING, 3% DEAD;
+ * 5% buffalo; half of them female; distinct creation times `spacing` apart), the tags then APPLIED.
+ * Answers the number of animals made.
+ */
+export async function benchHerd(service: Service, spec: HerdSpec): Promise<number> {
+  const em = service.orm.em.fork();
+  await em.execute(
+    `insert into tags_box (id, str_code, str_begin, str_finish, int_quantity, str_status, control_unit_id)
+     select gen_random_uuid(), ? || u.n, lpad((?::bigint + u.before)::text, 15, '0'), lpad((?::bigint + u.before + u.quantity - 1)::text, 15, '0'), u.quantity, 'DEPLETED', u.id
+       from (select s.id, s.quantity, row_number() over w - 1 as n, coalesce(sum(s.quantity) over (w rows between unbounded preceding and 1 preceding), 0) as before
+               from (${spec.units}) s window w as (order by s.ord)) u`,
+    [spec.boxPrefix, spec.codeBase, spec.codeBase, ...spec.params],
+  );
+  await em.execute(
+    `insert into tag (id, str_code, str_status, tags_box_id, last_control_unit_id, ts_created_at, ts_updated_at)
+     select gen_random_uuid(), lpad((b.str_begin::bigint + g)::text, 15, '0'), 'AVAILABLE', b.id, b.control_unit_id, now() - interval '400 days', now() - interval '400 days'
+       from tags_box b cross join generate_series(0, b.int_quantity - 1) g where starts_with(b.str_code, ?)`,
+    [spec.boxPrefix],
+  );
+  const order = spec.order === 'byUnit' ? 't.str_code' : 't.str_code::bigint - b.str_begin::bigint, md5(b.id::text)';
+  const [made] = await em.execute<{ n: number }[]>(
+    `with made as (insert into animal (id, str_species, str_gender, str_status, current_tag_id, last_control_unit_id, str_name, str_rod_code,
+                         ts_born_date, ts_identified_at, int_weight_kilos_at_identification, ts_created_at, ts_updated_at)
+     select gen_random_uuid(), case when s.n % 20 = 0 then 'BUBALINE' else 'BOVINE' end, case when s.n % 2 = 0 then 'FEMALE' else 'MALE' end,
+            case when s.n % 100 < 90 then 'ACTIVE' when s.n % 100 < 97 then 'MISSING' else 'DEAD' end,
+            s.id, s.unit, 'Animal ' || s.n, 'RFID-' || s.str_code,
+            now() - (400 + s.n % 700) * interval '1 day', now() - (s.n % 365) * interval '1 day', 30 + s.n % 400,
+            now() - s.n * ?::interval, now() - s.n * ?::interval
+       from (select t.id, t.str_code, t.last_control_unit_id as unit, row_number() over (order by ${order}) as n
+               from tag t join tags_box b on b.id = t.tags_box_id where starts_with(b.str_code, ?) order by n ${spec.limit === undefined ? '' : `limit ${Math.floor(spec.limit)}`}) s
+     returning 1) select count(*)::int as n from made`,
+    [spec.spacing, spec.spacing, spec.boxPrefix],
+  );
+  await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.str_status = 'AVAILABLE'`);
+  return made!.n;
 }
 
 /** The service listening on a free port. */

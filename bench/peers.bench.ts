@@ -1,0 +1,921 @@
+/**
+ * This service against two peers on the same PostgreSQL database, the same data and the same
+ * caller, in one run (issue 8, item 6): PostGraphile 5 (amber preset, its own HTTP server) and a
+ * raw node:http + pg handler (one hand-written parameterised SQL statement per request, named, so
+ * prepared once per connection like the service's and PostGraphile's, JSON built by PostgreSQL).
+ * PostgreSQL only (DATABASE_URL): a scratch database `bench_peers` on it, created and dropped
+ * afterwards, with the data generated set-based (INSERT ... SELECT from generate_series):
+ * 10 organizations of 200 establishments with 2 control units each (2,000 and 4,000), 300 counties,
+ * 10 members per organization responsible for some units and establishments, and ~100,000 animals
+ * on APPLIED tags, the signed-in owner's organization holding ~20,000 of them; creation times
+ * interleave over the units, so that a page of the newest 50 spans many units and establishments.
+ *
+ * The caller is the owner of one organization, with the same access token at the three servers:
+ * the service checks it as always (signature, then the session in the statement that loads the
+ * actor) and applies its policies; the peers verify the same token (the service's own Tokens
+ * class: signature, issuer, audience, expiry) and take the organization (`org`) and user (`sub`)
+ * from it. Tenancy is the service's read policy for an owner: what the active organization's
+ * establishments hold, plus what an accepted, unrevoked, unexpired invite to the user opens (none
+ * here, but every server pays for looking).
+ *
+ * - PostGraphile: row-level security, as PostGraphile users apply tenancy (its `condition`s can
+ *   narrow a query, but a client can leave them out, so they are no tenancy): a NOLOGIN role
+ *   `bench_peers_reader` with SELECT on what the queries read (the user table without its secret
+ *   columns), pgSettings per request `role` + `bench.organization_id` + `bench.user_id` (from
+ *   the token), and SELECT policies on the tenant tables (establishment, control_unit, tag, animal,
+ *   "user"). The visible units come from one SECURITY DEFINER function, the usual PostGraphile
+ *   idiom that keeps policies from recursing into each other's tables and is evaluated once per
+ *   query. Counties, organizations and memberships are read as the service reads them (reference
+ *   data; a visible user's organizations). Smart tags let `condition` filter animals by
+ *   str_species and str_gender (amber exposes conditions on indexed columns only) and hide the
+ *   user's password hash.
+ * - raw: the same scope hand-written into each statement's WHERE, in the forms the planner serves
+ *   best (see RAW_IN_UNITS and RAW_ANY_UNIT).
+ *
+ * PostGraphile answers all four at POST /graphql; raw at GET /q/animals, GET /q/animals/:id,
+ * GET /api/establishments and POST /api/animals/search. The three servers run in this process,
+ * each with a pool of 10 connections (the service's default), and autocannon in a worker thread;
+ * PostgreSQL shares the machine with them.
+ *
+ * The four requests, a page of 50 where a list, each in the three forms (the service's REST
+ * answers are the peers' GraphQL or raw equivalents of the same data):
+ *   a. GraphQL animals(page: {int_max_results: 50}) with current_tag → last_control_unit →
+ *      establishment → county;
+ *   b. GraphQL animal(id) with the same nesting;
+ *   c. REST GET /api/establishments: Establishment Partial Data (control units with their
+ *      responsible users and those users' organizations, county and responsible user fields);
+ *   d. REST POST /api/animals/search {"str_species":"BOVINE","str_gender":"FEMALE"}: Animal
+ *      Partial Data (tag code, unit code, establishment name) and the total.
+ *
+ * First each server answers each request once, to check: 200, the same rows (and ids, in the same
+ * order) everywhere, else the run says MISMATCH and exits 1. Then SQL statements per request are
+ * counted on one more request each: the service's X-SQL-Statements header; for the peers a wrapper
+ * around their pg pool's query (pg_stat_statements is not loaded on a stock server), which counts
+ * every statement sent, PostGraphile's transaction and settings statements (begin, set_config,
+ * commit) included and shown apart. Then autocannon (in a worker thread, off the servers' event
+ * loop), interleaved: after a warm-up, ROUNDS rounds of each request against service, PostGraphile,
+ * raw in turn, DURATION seconds each with CONNECTIONS connections. Prints req/s (over all rounds),
+ * p50 and p99 (median of the rounds' figures) and the service's ratios to the peers.
+ * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peers
+ * (BENCH_ROUNDS, BENCH_DURATION, BENCH_CONNECTIONS to change the measurement.)
+ */
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
+import autocannon from 'autocannon';
+import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
+import pg from 'pg';
+import { postgraphile } from 'postgraphile';
+import { makePgService } from 'postgraphile/adaptors/pg';
+import { grafserv } from 'postgraphile/grafserv/node';
+import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
+import { jsonPgSmartTags } from 'postgraphile/utils';
+import { loadConfig } from '../src/config.js';
+import { Tokens } from '../src/identity/tokens.js';
+import type { Service } from '../src/server.js';
+import { BENCH_ENV, benchCounties, benchHerd, benchOwner, exitWhenDone, onPostgres, serve, signIn } from './support.js';
+
+const ORGANIZATIONS = 10;
+const ESTABLISHMENTS_PER_ORGANIZATION = 200;
+const UNITS_PER_ESTABLISHMENT = 2;
+const MEMBERS_PER_ORGANIZATION = 10;
+const COUNTIES = 300;
+const PAGE = 50;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARM_UP = 1;
+/** Each peer's pool: as many connections as the service's (DB_POOL_MAX's default). */
+const POOL_MAX = 10;
+const PASSWORD = 'bench-password-1';
+const ROLE = 'bench_peers_reader';
+// Codes 076 95x...: a block no other bench uses.
+const CODE_BASE = 76_950_000_000_000;
+
+interface Owner {
+  email: string;
+  organizationId: string;
+  /** An animal of the owner's organization, for animal(id). */
+  animalId: string;
+}
+
+/** Everything but the owner's organization, set-based; prints counts and the time it took. */
+async function generate(service: Service): Promise<Owner> {
+  const em = service.orm.em.fork();
+  const { org, user } = await benchOwner(service, PASSWORD);
+  const started = performance.now();
+
+  const others = Array.from({ length: ORGANIZATIONS - 1 }, (_, i) => ({ id: randomUUID(), name: `Bench Org ${i + 2}`, document: generateCnpj() }));
+  await em.execute(`insert into organization (id, str_name, str_document) select o.id, o.name, o.document from jsonb_to_recordset(?::jsonb) as o (id uuid, name text, document text)`, [JSON.stringify(others)]);
+  const organizations = [org.id, ...others.map((o) => o.id)];
+
+  // Members of every organization (OPERATORs): the responsible users of some units and establishments.
+  const members = organizations.flatMap((organization, k) =>
+    Array.from({ length: MEMBERS_PER_ORGANIZATION }, (_, i) => ({ id: randomUUID(), organization, name: `Retireiro ${k + 1}.${i + 1}`, email: `retireiro.${k + 1}.${i + 1}@peers.example.com`, document: generateCpf() })),
+  );
+  await em.execute(
+    `insert into "user" (id, str_name, str_email, str_document, str_type, organization_id, ts_registration_confirmed_at)
+     select m.id, m.name, m.email, m.document, 'PRODUCER', m.organization, now() from jsonb_to_recordset(?::jsonb) as m (id uuid, organization uuid, name text, email text, document text)`,
+    [JSON.stringify(members)],
+  );
+  await em.execute(
+    `insert into membership (id, user_id, organization_id, str_role) select gen_random_uuid(), m.id, m.organization, 'OPERATOR' from jsonb_to_recordset(?::jsonb) as m (id uuid, organization uuid)`,
+    [JSON.stringify(members)],
+  );
+
+  const counties = await benchCounties(service, COUNTIES, ['ZA', 'ZB', 'ZC', 'ZD', 'ZE']);
+
+  // Organizations take turns (g % 10), one hour apart: each list of the newest mixes them all.
+  const establishments = ORGANIZATIONS * ESTABLISHMENTS_PER_ORGANIZATION;
+  await em.execute(
+    `insert into establishment (id, organization_id, county_id, str_name, str_type, str_status, num_longitude, num_latitude, dec_area, dec_exploration_area,
+        str_address, str_code, str_document, str_email, str_neighborhood, str_zip_code, ts_created_at, ts_updated_at)
+     select gen_random_uuid(), (?::jsonb ->> (g % ${ORGANIZATIONS}))::uuid, (?::jsonb ->> (abs(hashtext('county' || g)) % ${COUNTIES}))::uuid, 'Fazenda ' || g, 'FARM', 'ACTIVE',
+        -50 + (g % 1000) / 100.0, -15 + (g % 700) / 100.0, 100 + g % 900, 50 + g % 50,
+        'Estrada ' || g, 'EST-' || g, ?, 'fazenda' || g || '@example.com', 'Zona rural', '70000000', now() - g * interval '1 hour', now() - g * interval '1 hour'
+     from generate_series(1, ${establishments}) as g`,
+    [JSON.stringify(organizations), JSON.stringify(counties), generateCnpj()],
+  );
+  await em.execute(
+    `insert into control_unit (id, establishment_id, str_code, str_name, str_type, str_predominant_phase, str_predominant_system, ts_created_at, ts_updated_at)
+     select gen_random_uuid(), e.id, 'PEERS-' || e.str_code || '-' || u, case u when 1 then 'Retiro' else 'Invernada ' || u end, 'PRODUCTION', 'FULL_CYCLE', 'EXTENSIVE',
+        e.ts_created_at + u * interval '1 minute', e.ts_created_at + u * interval '1 minute'
+     from establishment e cross join generate_series(1, ${UNITS_PER_ESTABLISHMENT}) as u`,
+  );
+  // A member of the organization answers for a third of the establishments and half of the units.
+  const membersK = `(select user_id, organization_id, row_number() over (partition by organization_id order by user_id) - 1 as k from membership where str_role = 'OPERATOR')`;
+  await em.execute(
+    `update establishment e set responsible_user_id = m.user_id from ${membersK} m
+      where m.organization_id = e.organization_id and m.k = abs(hashtext(e.str_code)) % ${MEMBERS_PER_ORGANIZATION} and abs(hashtext(e.str_code)) % 3 = 0`,
+  );
+  await em.execute(
+    `update control_unit cu set responsible_user_id = m.user_id from establishment e, ${membersK} m
+      where e.id = cu.establishment_id and m.organization_id = e.organization_id and m.k = abs(hashtext(cu.str_code)) % ${MEMBERS_PER_ORGANIZATION} and abs(hashtext(cu.str_code)) % 2 = 0`,
+  );
+  // Herds of 30..70 head at the owner's units (~20,000) and of 12..32 elsewhere (~80,000), one every 5 minutes, interleaved over the units.
+  const animals = await benchHerd(service, {
+    units: `select cu.id, case when e.organization_id = ? then 30 + abs(hashtext(cu.str_code)) % 41 else 12 + abs(hashtext(cu.str_code)) % 21 end as quantity, cu.str_code as ord
+              from control_unit cu join establishment e on e.id = cu.establishment_id`,
+    params: [org.id],
+    codeBase: CODE_BASE,
+    boxPrefix: 'PEERS-BOX-',
+    order: 'interleaved',
+    spacing: '5 minutes',
+  });
+  const generateMs = performance.now() - started;
+  const analyzeAt = performance.now();
+  for (const table of ['organization', '"user"', 'membership', 'county', 'establishment', 'control_unit', 'tags_box', 'tag', 'animal']) await em.execute(`analyze ${table}`);
+  const analyzeMs = performance.now() - analyzeAt;
+
+  const [counts] = await em.execute<{ establishments: number; units: number; animals: number; units_in_page: number; establishments_in_page: number; all_animals: number }[]>(
+    `with page as (select a.last_control_unit_id from animal a join control_unit cu on cu.id = a.last_control_unit_id join establishment e on e.id = cu.establishment_id
+                    where e.organization_id = ? order by a.ts_created_at desc, a.id desc limit ${PAGE})
+     select (select count(*)::int from establishment where organization_id = ?) as establishments,
+            (select count(*)::int from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = ?) as units,
+            (select count(*)::int from animal a join control_unit cu on cu.id = a.last_control_unit_id join establishment e on e.id = cu.establishment_id where e.organization_id = ?) as animals,
+            (select count(distinct p.last_control_unit_id)::int from page p) as units_in_page,
+            (select count(distinct cu.establishment_id)::int from page p join control_unit cu on cu.id = p.last_control_unit_id) as establishments_in_page,
+            (select count(*)::int from animal) as all_animals`,
+    [org.id, org.id, org.id, org.id],
+  );
+  console.log(
+    `  data: ${ORGANIZATIONS} organizations, ${establishments} establishments, ${establishments * UNITS_PER_ESTABLISHMENT} control units, ${COUNTIES} counties, ` +
+      `${members.length} responsible members, ${animals} animals on applied tags, generated in ${(generateMs / 1000).toFixed(1)} s (analyze afterwards ${analyzeMs.toFixed(0)} ms)`,
+  );
+  console.log(
+    `  the owner's organization: ${counts!.establishments} establishments, ${counts!.units} control units, ${counts!.animals} animals (of ${counts!.all_animals}); ` +
+      `its newest ${PAGE} animals are at ${counts!.units_in_page} units of ${counts!.establishments_in_page} establishments`,
+  );
+  const [animal] = await em.execute<{ id: string }[]>(
+    `select a.id from animal a join control_unit cu on cu.id = a.last_control_unit_id join establishment e on e.id = cu.establishment_id
+      where e.organization_id = ? order by a.ts_created_at desc, a.id desc limit 1 offset 1000`,
+    [org.id],
+  );
+  return { email: user.str_email, organizationId: org.id, animalId: animal!.id };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tenancy for PostGraphile: a reader role, what it may select, and row-level security.
+
+const ACTIVE_INVITE = 'iv.user_id = bench_peers.user_id() and iv.bl_accepted and iv.ts_revoked_at is null and (iv.ts_expires_at is null or iv.ts_expires_at > now())';
+
+/** Run as the superuser on the scratch database; the role is the cluster's (dropped by main after the database). */
+const TENANCY_SQL = `
+  do $$ begin
+    if not exists (select 1 from pg_roles where rolname = '${ROLE}') then create role ${ROLE} nologin; end if;
+  end $$;
+  grant usage on schema public to ${ROLE};
+  grant select on county, organization, membership, establishment, control_unit, tag, animal to ${ROLE};
+  grant select (id, str_name, str_email, str_document, str_type, bl_admin, bl_verified, str_phone, county_id, organization_id,
+                ts_terms_accepted_at, ts_created_at, ts_updated_at) on "user" to ${ROLE};
+
+  create schema bench_peers;
+  grant usage on schema bench_peers to ${ROLE};
+  create function bench_peers.organization_id() returns uuid language sql stable as $f$ select nullif(current_setting('bench.organization_id', true), '')::uuid $f$;
+  create function bench_peers.user_id() returns uuid language sql stable as $f$ select nullif(current_setting('bench.user_id', true), '')::uuid $f$;
+  -- The units the caller sees: its organization's, and those an active invite opens to it. SECURITY DEFINER
+  -- reads past the policies below (they would otherwise recurse into each other), once per query.
+  create function bench_peers.visible_unit_ids() returns setof uuid language sql stable security definer set search_path = public as $f$
+    select cu.id from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = bench_peers.organization_id()
+    union
+    select iv.control_unit_id from invite iv where ${ACTIVE_INVITE}
+  $f$;
+  create function bench_peers.invited_establishment_ids() returns setof uuid language sql stable security definer set search_path = public as $f$
+    select icu.establishment_id from invite iv join control_unit icu on icu.id = iv.control_unit_id where ${ACTIVE_INVITE}
+  $f$;
+
+  alter table establishment enable row level security;
+  create policy bench_peers_tenant on establishment for select to ${ROLE}
+    using (organization_id = bench_peers.organization_id() or id in (select bench_peers.invited_establishment_ids()));
+  alter table control_unit enable row level security;
+  create policy bench_peers_tenant on control_unit for select to ${ROLE} using (id in (select bench_peers.visible_unit_ids()));
+  alter table tag enable row level security;
+  create policy bench_peers_tenant on tag for select to ${ROLE} using (last_control_unit_id in (select bench_peers.visible_unit_ids()));
+  alter table animal enable row level security;
+  create policy bench_peers_tenant on animal for select to ${ROLE} using (last_control_unit_id in (select bench_peers.visible_unit_ids()));
+  -- Users see themselves and the members of their active organization (the service's user policy).
+  alter table "user" enable row level security;
+  create policy bench_peers_tenant on "user" for select to ${ROLE}
+    using (id = bench_peers.user_id() or id in (select m.user_id from membership m where m.organization_id = bench_peers.organization_id()));
+`;
+
+async function setUpTenancy(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(TENANCY_SQL);
+  } finally {
+    await client.end();
+  }
+}
+
+/** What a peer reads of the access token: the service's own check (signature, issuer, audience, expiry). */
+function claimsOf(tokens: Tokens, authorization: string | undefined): { organizationId: string; userId: string } | null {
+  try {
+    const claims = tokens.verifyAccess((authorization ?? '').replace(/^Bearer\s+/i, ''));
+    return claims.org ? { organizationId: claims.org, userId: claims.sub } : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counting the peers' statements: every query their pg pool's clients send.
+
+interface Counter {
+  all: number;
+  /** Transaction and settings statements: begin, set_config, commit (PostGraphile's per-request envelope). */
+  envelope: number;
+}
+
+const ENVELOPE = /^\s*(begin|commit|rollback|savepoint|release)\b|set_config\(/i;
+
+function countingPool(databaseUrl: string, counter: Counter): pg.Pool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0];
+      const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
+      counter.all++;
+      if (ENVELOPE.test(text)) counter.envelope++;
+      return query(...args);
+    };
+  });
+  return pool;
+}
+
+interface Peer {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+
+// ---------------------------------------------------------------------------------------------
+// PostGraphile 5, amber preset, its own node:http server.
+
+async function startPostGraphile(databaseUrl: string, tokens: Tokens, counter: Counter): Promise<Peer> {
+  const pool = countingPool(databaseUrl, counter);
+  const preset: GraphileConfig.Preset = {
+    extends: [PostGraphileAmberPreset],
+    plugins: [
+      jsonPgSmartTags({
+        version: 1,
+        config: {
+          class: {
+            animal: { attribute: { str_species: { tags: { behavior: '+filterBy' } }, str_gender: { tags: { behavior: '+filterBy' } } } },
+            user: { attribute: { password_hash: { tags: { behavior: '-*' } } } },
+          },
+        },
+      }),
+    ],
+    pgServices: [
+      makePgService({
+        pool,
+        schemas: ['public'],
+        // No valid token: the reader role with no organization, which sees nothing.
+        pgSettings: (requestContext) => {
+          const claims = claimsOf(tokens, requestContext.node?.req.headers.authorization);
+          return { role: ROLE, 'bench.organization_id': claims?.organizationId ?? '', 'bench.user_id': claims?.userId ?? '' };
+        },
+      }),
+    ],
+    grafserv: { graphqlPath: '/graphql', watch: false },
+    grafast: { explain: false },
+  };
+  const pgl = postgraphile(preset);
+  await pgl.getSchema();
+  const server = createServer();
+  await pgl.createServ(grafserv).addTo(server);
+  const url = await listen(server);
+  return {
+    url,
+    close: async () => {
+      await closeServer(server);
+      await pgl.release();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw node:http + pg: one hand-written statement per request, JSON built by PostgreSQL.
+
+/**
+ * The scope, hand-written ($1 the organization, $2 the user): the units of the organization's
+ * establishments, and those an active invite opens to the user. In two forms: as a filter (two
+ * hashed subplans), so that a page walks animal_created newest first and stops after the page; and
+ * as an array, so that a total reads the animals of those units through animal_unit_created.
+ */
+const RAW_OWN_UNITS = 'select cu.id from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = $1';
+const RAW_INVITED_UNITS = 'select iv.control_unit_id from invite iv where iv.user_id = $2 and iv.bl_accepted and iv.ts_revoked_at is null and (iv.ts_expires_at is null or iv.ts_expires_at > now())';
+const RAW_IN_UNITS = (column: string) => `(${column} in (${RAW_OWN_UNITS}) or ${column} in (${RAW_INVITED_UNITS}))`;
+const RAW_ANY_UNIT = (column: string) => `${column} = any (array(${RAW_OWN_UNITS} union ${RAW_INVITED_UNITS}))`;
+
+const RAW_ANIMAL_TREE = `json_build_object('id', a.id, 'str_species', a.str_species, 'current_tag', json_build_object('id', t.id, 'str_code', t.str_code,
+    'last_control_unit', case when cu.id is null then null else json_build_object('id', cu.id, 'str_name', cu.str_name,
+      'establishment', case when e.id is null then null else json_build_object('id', e.id, 'str_name', e.str_name,
+        'county', case when c.id is null then null else json_build_object('id', c.id, 'str_name', c.str_name) end) end) end))`;
+const RAW_ANIMAL_TREE_JOINS = `join tag t on t.id = a.current_tag_id left join control_unit cu on cu.id = t.last_control_unit_id
+    left join establishment e on e.id = cu.establishment_id left join county c on c.id = e.county_id`;
+
+const RAW_GEO = (alias: string) =>
+  `case when ${alias}.num_longitude is null then null else json_build_object('type', 'Point', 'coordinates', json_build_array(${alias}.num_longitude, ${alias}.num_latitude)) end`;
+
+const RAW_META = (total: string, size: string) =>
+  `json_build_object('int_current_page', 1, 'int_max_results', ${size}, 'int_total_results', ${total}, 'int_total_pages', ceil(${total} / ${size}::numeric)::int)`;
+
+/** Control Unit Data Without Establishment; the responsible user (a User, with its organizations) left out when there is none. */
+const RAW_UNIT = `jsonb_build_object('id', cu.id, 'establishment_id', cu.establishment_id, 'str_code', cu.str_code, 'str_name', cu.str_name, 'str_type', cu.str_type,
+      'str_predominant_phase', cu.str_predominant_phase, 'str_predominant_system', cu.str_predominant_system, 'ts_created_at', cu.ts_created_at, 'ts_updated_at', cu.ts_updated_at)
+    || case when u.id is null then '{}'::jsonb else jsonb_build_object('responsible_user', jsonb_build_object('id', u.id, 'str_name', u.str_name, 'str_email', u.str_email,
+      'str_document', u.str_document, 'str_type', u.str_type, 'bl_admin', u.bl_admin, 'bl_verified', u.bl_verified, 'str_phone', u.str_phone, 'county_id', u.county_id,
+      'organization_id', u.organization_id, 'ts_terms_accepted_at', u.ts_terms_accepted_at,
+      'organizations', coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'str_name', o.str_name, 'str_role', m.str_role) order by o.str_name, o.id)
+                                   from membership m join organization o on o.id = m.organization_id where m.user_id = u.id), '[]'::jsonb),
+      'ts_created_at', u.ts_created_at, 'ts_updated_at', u.ts_updated_at)) end`;
+
+const RAW_ESTABLISHMENT = `json_build_object('id', e.id, 'organization_id', e.organization_id, 'bl_move_with_tag_reading', e.bl_move_with_tag_reading, 'str_name', e.str_name,
+      'str_type', e.str_type, 'str_status', e.str_status, 'ts_created_at', e.ts_created_at, 'ts_updated_at', e.ts_updated_at,
+      'control_units', coalesce((select json_agg(${RAW_UNIT} order by cu.str_code, cu.id) from control_unit cu left join "user" u on u.id = cu.responsible_user_id
+                                  where cu.establishment_id = e.id and (e.organization_id = $1 or cu.id in (${RAW_INVITED_UNITS}))), '[]'::json),
+      'county_id', e.county_id, 'responsible_user_id', e.responsible_user_id, 'dec_area', e.dec_area, 'dec_exploration_area', e.dec_exploration_area,
+      'geo_location', ${RAW_GEO('e')}, 'lst_invite_movimentation_types', e.lst_invite_movimentation_types, 'str_address', e.str_address, 'str_car', e.str_car,
+      'str_code', e.str_code, 'str_company_code', e.str_company_code, 'str_county_federative_unit', c.str_federative_unit, 'str_county_ibge_uf_code', left(c.str_ibge_code, 2),
+      'str_county_name', c.str_name, 'str_document', e.str_document, 'str_email', e.str_email, 'str_neighborhood', e.str_neighborhood,
+      'str_responsible_document', ru.str_document, 'str_responsible_user_name', ru.str_name, 'str_socioenvironmental_status', e.str_socioenvironmental_status,
+      'str_zip_code', e.str_zip_code)`;
+
+const RAW_ANIMAL_PARTIAL = `json_build_object('current_tag_id', a.current_tag_id, 'str_current_tag_code', t.str_code, 'str_establishment_name', e.str_name,
+      'str_last_control_unit_code', cu.str_code, 'id', a.id, 'geo_identification', ${RAW_GEO('a')},
+      'int_age_months_at_identification', a.int_age_months_at_identification, 'int_weight_kilos_at_identification', a.int_weight_kilos_at_identification,
+      'str_description', a.str_description, 'str_extra_tag', a.str_extra_tag, 'str_gender', a.str_gender, 'str_name', a.str_name, 'str_rod_code', a.str_rod_code,
+      'str_socioenvironmental_status', a.str_socioenvironmental_status, 'str_species', a.str_species, 'str_status', a.str_status, 'ts_born_date', a.ts_born_date,
+      'ts_identified_at', a.ts_identified_at, 'ts_created_at', a.ts_created_at, 'ts_updated_at', a.ts_updated_at)`;
+
+const RAW_SEARCH = (alias: string) => `($3::text is null or ${alias}.str_species = $3::text) and ($4::text is null or ${alias}.str_gender = $4::text)`;
+
+const RAW_SQL = {
+  /** $1 organization, $2 user, $3 page size. */
+  animalsPage: `select json_build_object('data', coalesce(json_agg(${RAW_ANIMAL_TREE} order by a.ts_created_at desc, a.id desc), '[]'::json))::text as body
+      from (select a.* from animal a where ${RAW_IN_UNITS('a.last_control_unit_id')} order by a.ts_created_at desc, a.id desc limit $3::int) a
+      ${RAW_ANIMAL_TREE_JOINS}`,
+  /** $1 organization, $2 user, $3 the animal's id. */
+  animal: `select ${RAW_ANIMAL_TREE}::text as body from animal a ${RAW_ANIMAL_TREE_JOINS} where a.id = $3 and ${RAW_IN_UNITS('a.last_control_unit_id')}`,
+  /** $1 organization, $2 user, $3 page size. */
+  establishments: `with visible as not materialized (
+      select e.* from establishment e where e.organization_id = $1 or e.id in (
+        select icu.establishment_id from control_unit icu where icu.id in (${RAW_INVITED_UNITS})))
+    select json_build_object(
+      'data', coalesce((select json_agg(${RAW_ESTABLISHMENT} order by e.ts_created_at desc, e.id desc)
+                          from (select * from visible order by ts_created_at desc, id desc limit $3::int) e
+                          left join county c on c.id = e.county_id left join "user" ru on ru.id = e.responsible_user_id), '[]'::json),
+      'meta', (select ${RAW_META('n', '$3::int')} from (select count(*)::int as n from visible) total))::text as body`,
+  /** $1 organization, $2 user, $3 str_species or null, $4 str_gender or null, $5 page size. */
+  animalsSearch: `select json_build_object(
+      'data', coalesce((select json_agg(${RAW_ANIMAL_PARTIAL} order by a.ts_created_at desc, a.id desc)
+                          from (select a.* from animal a where ${RAW_IN_UNITS('a.last_control_unit_id')} and ${RAW_SEARCH('a')}
+                                 order by a.ts_created_at desc, a.id desc limit $5::int) a
+                          left join tag t on t.id = a.current_tag_id left join control_unit cu on cu.id = a.last_control_unit_id
+                          left join establishment e on e.id = cu.establishment_id), '[]'::json),
+      'meta', (select ${RAW_META('n', '$5::int')} from (select count(*)::int as n from animal a where ${RAW_ANY_UNIT('a.last_control_unit_id')} and ${RAW_SEARCH('a')}) total))::text as body`,
+};
+
+const send = (res: ServerResponse, status: number, body: string) => {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+};
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function handleRaw(pool: pg.Pool, tokens: Tokens, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const claims = claimsOf(tokens, req.headers.authorization);
+  if (!claims) return send(res, 401, '{"error":"UNAUTHENTICATED"}');
+  const url = new URL(req.url ?? '/', 'http://raw');
+  const scope = [claims.organizationId, claims.userId];
+  const size = Number(url.searchParams.get('int_max_results') ?? PAGE);
+  let name: keyof typeof RAW_SQL;
+  let params: unknown[];
+  const animal = /^\/q\/animals\/([^/]+)$/.exec(url.pathname);
+  if (req.method === 'GET' && url.pathname === '/q/animals') [name, params] = ['animalsPage', [...scope, size]];
+  else if (req.method === 'GET' && animal && UUID.test(animal[1]!)) [name, params] = ['animal', [...scope, animal[1]]];
+  else if (req.method === 'GET' && url.pathname === '/api/establishments') [name, params] = ['establishments', [...scope, size]];
+  else if (req.method === 'POST' && url.pathname === '/api/animals/search') {
+    const filter = JSON.parse((await readBody(req)) || '{}') as { str_species?: string; str_gender?: string };
+    [name, params] = ['animalsSearch', [...scope, filter.str_species ?? null, filter.str_gender ?? null, size]];
+  } else return send(res, 404, '{"error":"NOT_FOUND"}');
+  // A named statement, as the service's readers and PostGraphile use: parsed and planned once per connection.
+  const { rows } = await pool.query<{ body: string | null }>({ name: `raw_${name}`, text: RAW_SQL[name], values: params });
+  if (!rows[0]?.body) return send(res, 404, '{"error":"NOT_FOUND"}');
+  send(res, 200, rows[0].body);
+}
+
+async function startRaw(databaseUrl: string, tokens: Tokens, counter: Counter): Promise<Peer> {
+  const pool = countingPool(databaseUrl, counter);
+  const server = createServer((req, res) => {
+    handleRaw(pool, tokens, req, res).catch((err: unknown) => send(res, 500, JSON.stringify({ error: String(err) })));
+  });
+  const url = await listen(server);
+  return {
+    url,
+    close: async () => {
+      await closeServer(server);
+      await pool.end();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The four requests in their three forms.
+
+type ServerName = 'service' | 'PostGraphile' | 'raw';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are walked by the shape functions, which check what they read
+type Json = any;
+
+/** What the check compares: rows (the list's or 1), the total where the answer has one, and ids in answer order. */
+interface Shape {
+  rows: number;
+  total: number | null;
+  ids: string[];
+  /** What else to print, e.g. the control units an establishments page holds. */
+  detail?: string;
+}
+
+interface Form {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  shape(json: Json): Shape;
+}
+
+interface Bench {
+  title: string;
+  forms: Record<ServerName, Form>;
+}
+
+interface TreeKeys {
+  id: string;
+  tag: string;
+  unit: string;
+  establishment: string;
+  county: string;
+}
+const SERVICE_TREE: TreeKeys = { id: 'id', tag: 'current_tag', unit: 'last_control_unit', establishment: 'establishment', county: 'county' };
+const PGL_TREE: TreeKeys = { id: 'rowId', tag: 'tagByCurrentTagId', unit: 'controlUnitByLastControlUnitId', establishment: 'establishmentByEstablishmentId', county: 'countyByCountyId' };
+
+/** An animal's id and those of its tag, unit, establishment and county ('-' where absent). */
+function treeIds(a: Json, k: TreeKeys): string[] {
+  const tag = a[k.tag];
+  const unit = tag?.[k.unit];
+  const establishment = unit?.[k.establishment];
+  return [a[k.id], tag?.[k.id], unit?.[k.id], establishment?.[k.id], establishment?.[k.county]?.[k.id]].map((id) => id ?? '-');
+}
+
+const gql = (query: string, variables?: Record<string, unknown>) => JSON.stringify(variables ? { query, variables } : { query });
+
+function list(data: Json, label: string): Json[] {
+  if (!Array.isArray(data)) throw new Error(`${label}: no list in the answer`);
+  return data;
+}
+
+function benches(animalId: string): Bench[] {
+  const serviceTree = 'id str_species current_tag { id str_code last_control_unit { id str_name establishment { id str_name county { id str_name } } } }';
+  const pglTree = 'rowId strSpecies tagByCurrentTagId { rowId strCode controlUnitByLastControlUnitId { rowId strName establishmentByEstablishmentId { rowId strName countyByCountyId { rowId strName } } } }';
+  const pglOrder = 'orderBy: [TS_CREATED_AT_DESC, ROW_ID_DESC]';
+  const establishmentIds = (e: Json, units: Json[], k: { id: string; user: string }) => [e[k.id], ...units.flatMap((u: Json) => [u[k.id], u[k.user]?.[k.id] ?? '-'])];
+  const unitCount = (units: number) => `${units} control units`;
+  const search = { str_species: 'BOVINE', str_gender: 'FEMALE' };
+  return [
+    {
+      title: `a. GraphQL animals(page: {int_max_results: ${PAGE}}) { data { ${serviceTree} } }`,
+      forms: {
+        service: {
+          method: 'POST',
+          path: '/graphql',
+          body: gql(`{ animals(page: {int_max_results: ${PAGE}}) { data { ${serviceTree} } } }`),
+          shape: (j) => {
+            const rows = list(j.data?.animals?.data, 'animals');
+            return { rows: rows.length, total: null, ids: rows.flatMap((a) => treeIds(a, SERVICE_TREE)) };
+          },
+        },
+        PostGraphile: {
+          method: 'POST',
+          path: '/graphql',
+          body: gql(`{ allAnimals(first: ${PAGE}, ${pglOrder}) { nodes { ${pglTree} } } }`),
+          shape: (j) => {
+            const rows = list(j.data?.allAnimals?.nodes, 'allAnimals');
+            return { rows: rows.length, total: null, ids: rows.flatMap((a) => treeIds(a, PGL_TREE)) };
+          },
+        },
+        raw: {
+          method: 'GET',
+          path: `/q/animals?int_max_results=${PAGE}`,
+          shape: (j) => {
+            const rows = list(j.data, 'animals');
+            return { rows: rows.length, total: null, ids: rows.flatMap((a) => treeIds(a, SERVICE_TREE)) };
+          },
+        },
+      },
+    },
+    {
+      title: 'b. GraphQL animal(id: …) with the same nesting',
+      forms: {
+        service: {
+          method: 'POST',
+          path: '/graphql',
+          body: gql(`query Animal($id: UUID!) { animal(id: $id) { ${serviceTree} } }`, { id: animalId }),
+          shape: (j) => (j.data?.animal ? { rows: 1, total: null, ids: treeIds(j.data.animal, SERVICE_TREE) } : { rows: 0, total: null, ids: [] }),
+        },
+        PostGraphile: {
+          method: 'POST',
+          path: '/graphql',
+          body: gql(`query Animal($id: UUID!) { animalByRowId(rowId: $id) { ${pglTree} } }`, { id: animalId }),
+          shape: (j) => (j.data?.animalByRowId ? { rows: 1, total: null, ids: treeIds(j.data.animalByRowId, PGL_TREE) } : { rows: 0, total: null, ids: [] }),
+        },
+        raw: { method: 'GET', path: `/q/animals/${animalId}`, shape: (j) => ({ rows: j?.id ? 1 : 0, total: null, ids: j?.id ? treeIds(j, SERVICE_TREE) : [] }) },
+      },
+    },
+    {
+      title: `c. REST GET /api/establishments (Establishment Partial Data, a page of ${PAGE})`,
+      forms: {
+        service: {
+          method: 'GET',
+          path: '/api/establishments',
+          shape: (j) => {
+            const rows = list(j.data, 'establishments');
+            const units = rows.flatMap((e) => list(e.control_units, 'control_units'));
+            return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((e) => establishmentIds(e, e.control_units, { id: 'id', user: 'responsible_user' })), detail: unitCount(units.length) };
+          },
+        },
+        PostGraphile: {
+          method: 'POST',
+          path: '/graphql',
+          body: gql(`{ allEstablishments(first: ${PAGE}, ${pglOrder}) { totalCount nodes {
+              rowId organizationId blMoveWithTagReading strName strType strStatus tsCreatedAt tsUpdatedAt countyId responsibleUserId decArea decExplorationArea
+              numLongitude numLatitude lstInviteMovimentationTypes strAddress strCar strCode strCompanyCode strDocument strEmail strNeighborhood
+              strSocioenvironmentalStatus strZipCode
+              countyByCountyId { strName strFederativeUnit strIbgeCode }
+              userByResponsibleUserId { strName strDocument }
+              controlUnitsByEstablishmentId(orderBy: [STR_CODE_ASC, ROW_ID_ASC]) { nodes {
+                rowId establishmentId strCode strName strType strPredominantPhase strPredominantSystem tsCreatedAt tsUpdatedAt
+                userByResponsibleUserId { rowId strName strEmail strDocument strType blAdmin blVerified strPhone countyId organizationId tsTermsAcceptedAt tsCreatedAt tsUpdatedAt
+                  membershipsByUserId { nodes { strRole organizationByOrganizationId { rowId strName } } } } } } } } }`),
+          shape: (j) => {
+            const page = j.data?.allEstablishments;
+            const rows = list(page?.nodes, 'allEstablishments');
+            const unitsOf = (e: Json) => list(e.controlUnitsByEstablishmentId?.nodes, 'controlUnitsByEstablishmentId');
+            return {
+              rows: rows.length,
+              total: page?.totalCount ?? null,
+              ids: rows.flatMap((e) => establishmentIds(e, unitsOf(e), { id: 'rowId', user: 'userByResponsibleUserId' })),
+              detail: unitCount(rows.reduce((n, e) => n + unitsOf(e).length, 0)),
+            };
+          },
+        },
+        raw: {
+          method: 'GET',
+          path: '/api/establishments',
+          shape: (j) => {
+            const rows = list(j.data, 'establishments');
+            const units = rows.flatMap((e) => list(e.control_units, 'control_units'));
+            return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((e) => establishmentIds(e, e.control_units, { id: 'id', user: 'responsible_user' })), detail: unitCount(units.length) };
+          },
+        },
+      },
+    },
+    {
+      title: `d. REST POST /api/animals/search ${JSON.stringify(search)} (Animal Partial Data, a page of ${PAGE})`,
+      forms: {
+        service: {
+          method: 'POST',
+          path: '/api/animals/search',
+          body: JSON.stringify(search),
+          shape: (j) => {
+            const rows = list(j.data, 'animals');
+            return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((a) => [a.id, a.str_current_tag_code, a.str_last_control_unit_code, a.str_establishment_name]) };
+          },
+        },
+        PostGraphile: {
+          method: 'POST',
+          path: '/graphql',
+          body: gql(
+            `query Search($species: String!, $gender: String!) { allAnimals(first: ${PAGE}, ${pglOrder}, condition: {strSpecies: $species, strGender: $gender}) { totalCount nodes {
+              rowId currentTagId numLongitude numLatitude intAgeMonthsAtIdentification intWeightKilosAtIdentification strDescription strExtraTag strGender strName
+              strRodCode strSocioenvironmentalStatus strSpecies strStatus tsBornDate tsIdentifiedAt tsCreatedAt tsUpdatedAt
+              tagByCurrentTagId { strCode } controlUnitByLastControlUnitId { strCode establishmentByEstablishmentId { strName } } } } }`,
+            { species: search.str_species, gender: search.str_gender },
+          ),
+          shape: (j) => {
+            const page = j.data?.allAnimals;
+            const rows = list(page?.nodes, 'allAnimals');
+            return {
+              rows: rows.length,
+              total: page?.totalCount ?? null,
+              ids: rows.flatMap((a) => [a.rowId, a.tagByCurrentTagId?.strCode, a.controlUnitByLastControlUnitId?.strCode, a.controlUnitByLastControlUnitId?.establishmentByEstablishmentId?.strName]),
+            };
+          },
+        },
+        raw: {
+          method: 'POST',
+          path: '/api/animals/search',
+          body: JSON.stringify(search),
+          shape: (j) => {
+            const rows = list(j.data, 'animals');
+            return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((a) => [a.id, a.str_current_tag_code, a.str_last_control_unit_code, a.str_establishment_name]) };
+          },
+        },
+      },
+    },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Check, count, measure.
+
+interface Target {
+  name: ServerName;
+  url: string;
+  /** Statements of the last request: the service's header, or the peer's counter. */
+  counter: Counter | null;
+}
+
+async function call(target: Target, form: Form, token: string): Promise<{ status: number; json: Json; sql: string | null }> {
+  const res = await fetch(target.url + form.path, { method: form.method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: form.body });
+  const text = await res.text();
+  let json: Json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = { unparsable: text.slice(0, 300) };
+  }
+  return { status: res.status, json, sql: res.headers.get('x-sql-statements') };
+}
+
+const describe = (s: Shape) => `${s.rows} row${s.rows === 1 ? '' : 's'}${s.total === null ? '' : ` of ${s.total}`}${s.detail ? ` (${s.detail})` : ''}`;
+
+/** Every server answers every request 200 with the same rows, total and ids; else MISMATCH and an error (exit 1). */
+async function check(targets: Target[], list: Bench[], token: string): Promise<void> {
+  const problems: string[] = [];
+  console.log('\n  check (one request each): rows per server, then whether the ids match the service\'s');
+  for (const bench of list) {
+    const shapes = new Map<ServerName, Shape>();
+    for (const target of targets) {
+      const form = bench.forms[target.name];
+      const res = await call(target, form, token);
+      if (res.status !== 200 || res.json?.errors) {
+        problems.push(`${bench.title} — ${target.name}: ${res.status} ${JSON.stringify(res.json).slice(0, 400)}`);
+        continue;
+      }
+      try {
+        shapes.set(target.name, form.shape(res.json));
+      } catch (err) {
+        problems.push(`${bench.title} — ${target.name}: ${(err as Error).message}: ${JSON.stringify(res.json).slice(0, 400)}`);
+      }
+    }
+    const mine = shapes.get('service');
+    const line = targets.map((t) => {
+      const s = shapes.get(t.name);
+      return `${t.name} ${s ? describe(s) : 'FAILED'}`;
+    });
+    let same = true;
+    for (const t of targets) {
+      const s = shapes.get(t.name);
+      if (!mine || !s || t.name === 'service') continue;
+      if (s.rows !== mine.rows || s.total !== mine.total || s.detail !== mine.detail) {
+        same = false;
+        problems.push(`${bench.title} — ${t.name}: ${describe(s)} where the service has ${describe(mine)}`);
+      } else if (JSON.stringify(s.ids) !== JSON.stringify(mine.ids)) {
+        same = false;
+        const at = s.ids.findIndex((id, i) => id !== mine.ids[i]);
+        problems.push(`${bench.title} — ${t.name}: same counts, other records: first difference at ${at}: ${s.ids[at]} where the service has ${mine.ids[at]}`);
+      }
+    }
+    if (mine && mine.rows === 0) problems.push(`${bench.title}: the service answers no rows: nothing to compare`);
+    console.log(`    ${bench.title.slice(0, 2)} ${line.join(', ')}: ${same && shapes.size === targets.length ? 'same ids' : 'MISMATCH'}`);
+  }
+  if (problems.length) {
+    for (const p of problems) console.error(`  MISMATCH ${p}`);
+    throw new Error(`MISMATCH: ${problems.length} problem(s) above; not measuring`);
+  }
+}
+
+interface Statements {
+  all: number;
+  envelope: number;
+}
+
+/** One more request each, sequentially: the statements it ran. */
+async function countStatements(targets: Target[], list: Bench[], token: string): Promise<Map<string, Statements>> {
+  const counted = new Map<string, Statements>();
+  for (const [i, bench] of list.entries()) {
+    for (const target of targets) {
+      const before = target.counter ? { ...target.counter } : null;
+      const res = await call(target, bench.forms[target.name], token);
+      if (res.status !== 200) throw new Error(`${bench.title} — ${target.name}: ${res.status} while counting statements`);
+      const all = target.counter && before ? target.counter.all - before.all : Number(res.sql);
+      const envelope = target.counter && before ? target.counter.envelope - before.envelope : 0;
+      counted.set(`${i}/${target.name}`, { all, envelope });
+    }
+  }
+  return counted;
+}
+
+interface Figures {
+  requests: number;
+  seconds: number;
+  rps: number[];
+  p50: number[];
+  p99: number[];
+  non2xx: number;
+  errors: number;
+}
+
+async function load(target: Target, form: Form, token: string, duration: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: target.url + form.path,
+    method: form.method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: form.body,
+    connections: CONNECTIONS,
+    duration,
+    // The load generator in a worker thread: the servers' event loop is not shared with it.
+    workers: 1,
+  });
+}
+
+const medianOf = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** The machine's load, printed around the measurement: other processes on it skew every figure. */
+function machineLoad(when: string): void {
+  const [one, five] = loadavg();
+  const cores = availableParallelism();
+  const busy = one! > cores ? ` (above the ${cores} cores: other processes compete with the servers and PostgreSQL; figures are low and noisy)` : '';
+  console.log(`  machine ${when}: ${cores} cores, load average ${one!.toFixed(1)} (1 min), ${five!.toFixed(1)} (5 min)${busy}`);
+}
+
+async function measure(targets: Target[], list: Bench[], token: string): Promise<Map<string, Figures>> {
+  machineLoad('before measuring');
+  console.log(`\n  warm-up: ${WARM_UP} s per request and server; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn, ${DURATION} s each, ${CONNECTIONS} connections`);
+  for (const bench of list) for (const target of targets) await load(target, bench.forms[target.name], token, WARM_UP);
+  const figures = new Map<string, Figures>();
+  for (let round = 1; round <= ROUNDS; round++) {
+    const started = performance.now();
+    for (const [i, bench] of list.entries()) {
+      for (const target of targets) {
+        const r = await load(target, bench.forms[target.name], token, DURATION);
+        const f = figures.get(`${i}/${target.name}`) ?? { requests: 0, seconds: 0, rps: [], p50: [], p99: [], non2xx: 0, errors: 0 };
+        f.requests += r.requests.total;
+        f.seconds += r.duration;
+        f.rps.push(r.requests.total / r.duration);
+        f.p50.push(r.latency.p50);
+        f.p99.push(r.latency.p99);
+        f.non2xx += r.non2xx;
+        f.errors += r.errors + r.timeouts;
+        figures.set(`${i}/${target.name}`, f);
+      }
+    }
+    console.log(`    round ${round} of ${ROUNDS} done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  machineLoad('after measuring');
+  return figures;
+}
+
+function report(targets: Target[], list: Bench[], statements: Map<string, Statements>, figures: Map<string, Figures>): void {
+  const pad = (s: string, n: number) => s.padEnd(n);
+  const num = (s: string, n: number) => s.padStart(n);
+  console.log(`\n  results: req/s over all rounds [each round], p50/p99 ms the median of the rounds', SQL statements per request`);
+  for (const [i, bench] of list.entries()) {
+    console.log(`\n  ${bench.title}`);
+    console.log(`    ${pad('server', 13)}${num('req/s', 9)}  ${pad('[rounds]', 24)}${num('p50', 7)}${num('p99', 7)}  SQL/req`);
+    for (const target of targets) {
+      const f = figures.get(`${i}/${target.name}`)!;
+      const s = statements.get(`${i}/${target.name}`)!;
+      const sql = s.envelope ? `${s.all} (${s.all - s.envelope} + ${s.envelope} begin/set_config/commit)` : String(s.all);
+      const failures = f.non2xx || f.errors ? `  non-2xx ${f.non2xx}, errors ${f.errors}` : '';
+      console.log(
+        `    ${pad(target.name, 13)}${num((f.requests / f.seconds).toFixed(1), 9)}  ${pad(`[${f.rps.map((r) => r.toFixed(0)).join(', ')}]`, 24)}` +
+          `${num(medianOf(f.p50).toFixed(0), 7)}${num(medianOf(f.p99).toFixed(0), 7)}  ${sql}${failures}`,
+      );
+    }
+    const mine = figures.get(`${i}/service`)!;
+    const ratios = targets
+      .filter((t) => t.name !== 'service')
+      .map((t) => {
+        const other = figures.get(`${i}/${t.name}`)!;
+        const rps = mine.requests / mine.seconds / (other.requests / other.seconds);
+        return `service/${t.name}: req/s ×${rps.toFixed(2)}, p50 ×${(medianOf(mine.p50) / Math.max(medianOf(other.p50), 1)).toFixed(1)}, p99 ×${(medianOf(mine.p99) / Math.max(medianOf(other.p99), 1)).toFixed(1)}`;
+      });
+    console.log(`    ${ratios.join('; ')}`);
+  }
+}
+
+async function run(service: Service, databaseUrl: string): Promise<void> {
+  const owner = await generate(service);
+  await setUpTenancy(databaseUrl);
+  const config = loadConfig({ ...BENCH_ENV });
+  const tokens = new Tokens({ secret: config.JWT_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const serviceUrl = await serve(service);
+  const token = await signIn(serviceUrl, owner.email, PASSWORD, owner.organizationId);
+
+  const pglCounter: Counter = { all: 0, envelope: 0 };
+  const rawCounter: Counter = { all: 0, envelope: 0 };
+  const startedAt = performance.now();
+  const postgraphileServer = await startPostGraphile(databaseUrl, tokens, pglCounter);
+  console.log(`  PostGraphile ready (schema built from the database) in ${(performance.now() - startedAt).toFixed(0)} ms`);
+  const raw = await startRaw(databaseUrl, tokens, rawCounter);
+  try {
+    const targets: Target[] = [
+      { name: 'service', url: serviceUrl, counter: null },
+      { name: 'PostGraphile', url: postgraphileServer.url, counter: pglCounter },
+      { name: 'raw', url: raw.url, counter: rawCounter },
+    ];
+    const list = benches(owner.animalId);
+    await check(targets, list, token);
+    const statements = await countStatements(targets, list, token);
+    const figures = await measure(targets, list, token);
+    report(targets, list, statements, figures);
+  } finally {
+    await postgraphileServer.close();
+    await raw.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const pgUrl = process.env.DATABASE_URL;
+  if (!pgUrl) throw new Error('bench:peers runs on PostgreSQL only: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)');
+  const started = performance.now();
+  try {
+    await onPostgres(pgUrl, 'bench_peers', (where) => `${where}: the service vs PostGraphile 5 vs raw node:http + pg, same data, same caller`, run);
+  } finally {
+    // The role belongs to the cluster, not to the scratch database: dropped once that database (with its grants) is gone.
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await admin.query(`drop role if exists ${ROLE}`).catch((err: unknown) => console.error(`  could not drop role ${ROLE}: ${String(err)}`));
+    await admin.end();
+  }
+  console.log(`\n  whole run: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+exitWhenDone(main);
