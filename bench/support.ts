@@ -53,7 +53,9 @@ export async function onPostgres(pgUrl: string, scratch: string, title: (where: 
     });
   } finally {
     // with (force): a service that failed half-way may still hold a connection to it (PostgreSQL 13+).
-    await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
+    // BENCH_KEEP_DATABASE=1 leaves it for EXPLAIN ANALYZE of what the bench measured.
+    if (process.env.BENCH_KEEP_DATABASE === '1') console.log(`kept database ${scratch}`);
+    else await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
     await admin.close();
   }
 }

@@ -8,22 +8,21 @@ import { ACTIVE_INVITE_SQL } from '../access/invite.rules.js';
 const UF_READERS = ['AUTHORITY', 'INTEGRATION'];
 
 /**
- * The ids of the establishments the caller sees through its organization or, as authority or
- * integration, its federative unit: a set (not a condition per row), so PostgreSQL drives a list
- * from the organization's index. Null when there are none; administrators are handled before.
+ * The establishments (alias `e`) the caller sees through its organization or, as authority or
+ * integration, its federative unit. Null when there are none; administrators are handled before.
  */
-function ownEstablishmentIds(actor: Actor): Scope | null {
+function ownEstablishments(actor: Actor, e: string): Scope | null {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (actor.organizationId) {
-    parts.push('select oe.id from establishment oe where oe.organization_id = ?');
+    parts.push(`${e}.organization_id = ?`);
     params.push(actor.organizationId);
   }
   if (UF_READERS.includes(actor.userType) && actor.countyId) {
-    parts.push('select ue.id from establishment ue join county uc on uc.id = ue.county_id where uc.str_federative_unit = (select ac.str_federative_unit from county ac where ac.id = ?)');
+    parts.push(`${e}.county_id = any(array(select uc.id from county uc where uc.str_federative_unit = (select ac.str_federative_unit from county ac where ac.id = ?)))`);
     params.push(actor.countyId);
   }
-  return parts.length ? { sql: parts.join(' union all '), params } : null;
+  return parts.length ? { sql: `(${parts.join(' or ')})`, params } : null;
 }
 
 /** The units an accepted invite lets the caller read (DOMAIN.md, "Access between organizations"). */
@@ -41,14 +40,11 @@ export const establishmentPolicy = {
   /** SQL condition on alias "e". */
   scope(actor: Actor): Scope {
     if (actor.isAdmin) return ALL;
-    const own = ownEstablishmentIds(actor);
-    // An accepted invite lets the invitee read its unit's establishment.
-    const invited = invitedUnitIds(actor);
-    const establishments = `select icu.establishment_id from control_unit icu where icu.id in (${invited.sql})`;
-    return {
-      sql: `e.id in (${own ? `${own.sql} union all ` : ''}${establishments})`,
-      params: [...(own?.params ?? []), ...invited.params],
-    };
+    const own = ownEstablishments(actor, 'e');
+    // An accepted invite lets the invitee read its unit's establishment. `= any(array(...))` is
+    // computed once per statement, so the planner can still walk the order's index.
+    const invited = `e.id = any(array(select icu.establishment_id from invite iv join control_unit icu on icu.id = iv.control_unit_id where ${ACTIVE_INVITE_SQL}))`;
+    return own ? { sql: `(${own.sql} or ${invited})`, params: [...own.params, actor.userId] } : { sql: invited, params: [actor.userId] };
   },
 
   /** Unrestricted search: every signed-in caller reads the public part of every establishment. */
@@ -94,12 +90,11 @@ export const controlUnitPolicy = {
    */
   unitIn(actor: Actor, column: string): Scope {
     if (actor.isAdmin) return ALL;
-    const own = ownEstablishmentIds(actor);
+    const own = ownEstablishments(actor, 'oe');
     const invited = invitedUnitIds(actor);
-    if (!own) return { sql: `${column} in (${invited.sql})`, params: invited.params };
-    return {
-      sql: `${column} in (select ocu.id from control_unit ocu where ocu.establishment_id in (${own.sql}) union all ${invited.sql})`,
-      params: [...own.params, ...invited.params],
-    };
+    // The caller's units as an array computed once per statement (an InitPlan): a page walks the
+    // order's index filtering by it, a count uses the unit index, never a join over the whole table.
+    const ownUnits = own ? `select ocu.id from control_unit ocu join establishment oe on oe.id = ocu.establishment_id where ${own.sql} union all ` : '';
+    return { sql: `${column} = any(array(${ownUnits}${invited.sql}))`, params: [...(own?.params ?? []), ...invited.params] };
   },
 };
