@@ -62,4 +62,22 @@ describe('one input boundary', () => {
     expect(warning).toMatch(/unknown fields ignored: unknown_0, unknown_1, .* and 39981 more/);
     expect(warning.length).toBeLessThan(1024);
   });
+
+  test('a date-time past what the column holds (year 0, 10000, ±275760) is a 422 naming the field, in a body, a search and a query string', async () => {
+    const owner = await member(app);
+    const unit = await makeUnit(app, owner.org.id);
+    for (const at of ['+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '0000-01-01T00:00:00Z', '+010000-01-01T00:00:00Z']) {
+      const search = await app.call('POST', '/api/gtas/search', { token: owner.access, body: { ts_valid_until_to: at } });
+      expect({ at, status: search.status, ...fieldsOf(search.body) }).toEqual({ at, status: 422, error: 'VALIDATION_FAILED', fields: ['ts_valid_until_to'] });
+      const index = await app.call('GET', `/api/animals?ts_born_date_from=${encodeURIComponent(at)}`, { token: owner.access });
+      expect({ at, status: index.status, ...fieldsOf(index.body) }).toEqual({ at, status: 422, error: 'VALIDATION_FAILED', fields: ['ts_born_date_from'] });
+      const invite = await app.call('POST', '/api/invites', { token: owner.access, body: { control_unit_id: unit.unitId, user_id: owner.user.id, str_movimentation_type: 'BOTH', ts_expires_at: at } });
+      expect({ at, status: invite.status, ...fieldsOf(invite.body) }).toEqual({ at, status: 422, error: 'VALIDATION_FAILED', fields: ['ts_expires_at'] });
+    }
+    const variable = await app.graphql('query($f: JSONObject) { users(filter: $f) { data { id } } }', { f: { ts_created_at_from: '0000-01-01T00:00:00Z' } }, owner.access);
+    expect(variable.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', detail: { fields: { 'f.ts_created_at_from': [expect.stringMatching(/0001-01-01/)] } } });
+    // The edges themselves are dates like any other.
+    const edges = await app.call('POST', '/api/gtas/search', { token: owner.access, body: { ts_valid_until_from: '0001-01-01T00:00:00Z', ts_valid_until_to: '9999-12-31T23:59:59.999Z' } });
+    expect(edges.status).toBe(200);
+  });
 });

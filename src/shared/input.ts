@@ -3,7 +3,7 @@ import { DomainError } from './errors.js';
 /**
  * The one input boundary both doors pass every value through before anything else reads it
  * (ARCHITECTURE.md, "Habits"): bodies of bounded depth and size, strings without NUL and of a
- * bounded length, numbers that fit their column. A value past it is a 422 naming the field, never
+ * bounded length, numbers and dates that fit their column. A value past it is a 422 naming the field, never
  * a 500 from the database or a stack overflow.
  */
 export const INPUT_LIMITS = {
@@ -34,6 +34,12 @@ export const maxLengthOf = (field: string): number => (Object.hasOwn(MAX_LENGTH,
 /** numeric(14,4): ten integer digits. */
 const DECIMAL_LIMIT = 1e10;
 const INT_LIMIT = 2 ** 31;
+/**
+ * The dates a timestamptz column takes from the driver: it sends a Date as its ISO string, which
+ * PostgreSQL reads only for years 0001 to 9999 (no year 0, no six-digit `+275760` or `-000100`).
+ */
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** The problem with one named value, or null. `field` is the last key of its path (what the limits are keyed by). */
 export function valueProblem(field: string, value: unknown): string | null {
@@ -41,6 +47,11 @@ export function valueProblem(field: string, value: unknown): string | null {
     if (value.includes('\u0000')) return 'must not contain the NUL character';
     const max = maxLengthOf(field);
     if (value.length > max) return `must be at most ${max} characters`;
+    // A ts_* value (a field, or a search's `_from`/`_to`) that reads as a date must be one the column can hold.
+    if (field.startsWith('ts_')) {
+      const at = new Date(value).getTime();
+      if (!Number.isNaN(at) && (at < EARLIEST || at > LATEST)) return 'must be a date-time between 0001-01-01 and 9999-12-31';
+    }
   } else if (typeof value === 'number') {
     if (!Number.isFinite(value)) return 'must be a finite number';
     if (field.startsWith('dec_') && Math.abs(value) >= DECIMAL_LIMIT) return `must be less than ${DECIMAL_LIMIT} in magnitude`;
