@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
-import { makeUnit } from './helpers/tags.js';
+import { makeUnit, stockTags } from './helpers/tags.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -79,5 +79,19 @@ describe('one input boundary', () => {
     // The edges themselves are dates like any other.
     const edges = await app.call('POST', '/api/gtas/search', { token: owner.access, body: { ts_valid_until_from: '0001-01-01T00:00:00Z', ts_valid_until_to: '9999-12-31T23:59:59.999Z' } });
     expect(edges.status).toBe(200);
+  });
+
+  test('a lone UTF-16 surrogate (no UTF-8 form) is a 422 naming the field, where a json parameter would have been a 500', async () => {
+    const owner = await member(app);
+    const unit = await makeUnit(app, owner.org.id);
+    const { codes } = await stockTags(app, unit.unitId, 1);
+    const body = { to_control_unit_id: unit.unitId, animals: [{ str_tag_code: codes[0], str_species: 'BOVINE', str_gender: 'MALE', str_name: 'Mimosa \ud800' }] };
+    const res = await app.call('POST', '/api/tags-identifications', { token: owner.access, body });
+    expect({ status: res.status, ...fieldsOf(res.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['animals[0].str_name'] });
+    const key = await app.call('POST', '/api/users/search', { token: owner.access, body: { 'str_\udc00': 'x' } });
+    expect({ status: key.status, ...fieldsOf(key.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['str_?'] });
+    // A whole pair is a character like any other.
+    const pair = await app.call('POST', '/api/tags-identifications', { token: owner.access, body: { ...body, animals: [{ ...body.animals[0], str_name: 'Mimosa 🐂' }] } });
+    expect(pair.status).toBe(201);
   });
 });
