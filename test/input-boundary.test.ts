@@ -55,6 +55,11 @@ describe('one input boundary', () => {
     const proto = await app.call('POST', '/api/establishments/search', { token: owner.access, raw: '{"__proto__": {"a": 1}}', headers: { 'content-type': 'application/json' } });
     expect(proto.body).toEqual({ error: 'BAD_REQUEST', detail: 'malformed JSON body' });
 
+    // A search names at most 20 of its unknown filters too, not 40,000.
+    const filters = await app.call('POST', '/api/establishments/search', { token: owner.access, body: Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`unknown_${i}`, 1])) });
+    expect({ status: filters.status, error: filters.body.error, named: Object.keys(filters.body.detail.fields).length }).toEqual({ status: 422, error: 'VALIDATION_FAILED', named: 20 });
+    expect(filters.body.detail.accepted_keys).toContain('str_name');
+
     const extras = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`unknown_${i}`, 1]));
     const res = await app.call('PUT', '/api/self-update', { token: owner.access, body: { ...extras, str_name: 'Dona Ana', constructor: 1 } });
     expect(res.status).toBe(200);

@@ -69,7 +69,7 @@ export function valueProblem(field: string, value: unknown): string | null {
 }
 
 /** At most this many fields are named in one answer: enough to fix a form, bounded for a hostile body. */
-const MAX_NAMED = 20;
+export const MAX_NAMED = 20;
 
 /**
  * Checks a body's shape (depth, size) and, unless `shapeOnly`, every value in it; throws one
