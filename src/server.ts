@@ -18,7 +18,7 @@ import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
-import { migrate, openDb, openOrm, type Orm } from './db/orm.js';
+import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import type { Actor } from './identity/actor.js';
@@ -47,7 +47,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const orm = await openOrm(config);
   await migrate(orm);
   const db = await openDb(orm, config);
-  const core = createCore(config, log);
+  const core = createCore(config, log, await sharedPool(orm, config));
   await ensureAdministrator(orm.em.fork(), core, config, log);
   const schema = await getSchema();
 
