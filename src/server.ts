@@ -161,9 +161,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
   });
   app.use(probes.routes());
 
-  // Per request: the actor (from the bearer token), a fresh entity manager, the loaders.
+  // Per request: the actor (from the bearer token), a fresh entity manager when one is needed, the loaders.
   app.use(async (ctx, next) => {
-    const em = orm.em.fork();
     let actor: Actor | null = null;
     let authError: DomainError | null = null;
     const header = ctx.get('Authorization');
@@ -177,7 +176,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
         authError = err;
       }
     }
-    ctx.state.gql = createContext({ core, em, db, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip });
+    ctx.state.gql = createContext({ core, db, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip }, () => orm.em.fork());
     await next();
   });
 
