@@ -9,11 +9,14 @@ import type { Organization as OrganizationRow } from '../../src/identity/organiz
 import type { Paged } from '../../src/shared/pagination.js';
 import { MEMBERSHIP_NEEDS, MemberInput, MemberRoleInput, Membership, MembershipPage, Organization, OrganizationCreateInput, OrganizationPage, OrganizationUpdateInput } from './organization.type.js';
 
+/** An organization has no relations: nothing to join. */
+const NONE = {};
+
 @Resolver(() => Organization)
 export class OrganizationResolver {
   @Query(() => Organization)
   async organization(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<OrganizationRow> {
-    return ctx.loaders.take(await ctx.core.organizations.read(ctx.db, requireActor(ctx), id, {}));
+    return ctx.loaders.take(await ctx.core.organizations.read(ctx.db, requireActor(ctx), id, NONE));
   }
 
   @Query(() => OrganizationPage)
@@ -23,7 +26,7 @@ export class OrganizationResolver {
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<OrganizationRow>> {
-    return ctx.loaders.takePage(await ctx.core.organizations.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, {})));
+    return ctx.loaders.takePage(await ctx.core.organizations.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, NONE)));
   }
 
   @Mutation(() => Organization)
