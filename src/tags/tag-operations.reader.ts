@@ -1,7 +1,29 @@
-import { groupedBy } from '../db/reader.js';
+import { groupedBy, type Source, type ToOne } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
+import { userSource } from '../identity/user.reader.js';
+import { controlUnitSource } from '../places/control-unit.reader.js';
 import type { Tag } from './tag.entity.js';
 import type { BoxRow } from './transfer-support.js';
+
+/** A record names the unit where it happened, read past every policy (its establishment's name too, through the unit's `any_establishment`). */
+const unitAt = (fk: string): ToOne => ({ loader: 'unrestrictedControlUnitById', target: () => controlUnitSource, fk });
+const operator: ToOne = { loader: 'userById', target: () => userSource, fk: 'operator_user_id' };
+
+// The tag operations as the read side sees them: aliases are those of their policies' scopes and search specs.
+
+export const tagsIngressSource: Source = { table: 'tags_ingress', alias: 'ti', relations: { to_control_unit: unitAt('to_control_unit_id') } };
+
+export const tagsEgressSource: Source = {
+  table: 'tags_egress',
+  alias: 'te',
+  relations: { from_control_unit: unitAt('from_control_unit_id'), to_control_unit: unitAt('to_control_unit_id') },
+};
+
+export const tagsIdentificationSource: Source = { table: 'tags_identification', alias: 'ti', relations: { control_unit: unitAt('control_unit_id') } };
+
+export const tagsReplacementSource: Source = { table: 'tags_replacement', alias: 'r', relations: { control_unit: unitAt('control_unit_id'), operator_user: operator } };
+
+export const tagsWriteoffSource: Source = { table: 'tags_writeoff', alias: 'w', relations: { control_unit: unitAt('control_unit_id'), operator_user: operator } };
 
 /**
  * A box as an ingress or an egress lists it. For an ingress `str_status` is the evaluation
