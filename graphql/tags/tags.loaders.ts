@@ -5,8 +5,6 @@ import { animalsOfIdentifications } from '../../src/animals/animal.reader.js';
 import type { Tag } from '../../src/tags/tag.entity.js';
 import { boxesOfEgresses, boxesOfIngresses, itemsOfReplacements, tagsOfWriteoffs, type OperationBoxRow, type ReplacementItem } from '../../src/tags/tag-operations.reader.js';
 
-export type { ReplacementItem };
-
 /** The tag operations' relations, one statement per request and relation; the caller already sees the records they hang from. */
 function create(ctx: Context) {
   const db = ctx.db;
