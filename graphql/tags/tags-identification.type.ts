@@ -1,8 +1,9 @@
-import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Ctx, Field, FieldResolver, Info, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { establishmentNameOfUnit } from '../loaders.js';
-import type { Needs } from '../lookahead.js';
-import { Animal } from '../animals/animal.type.js';
+import { includeOf, type Needs } from '../lookahead.js';
+import { ANIMAL_NEEDS, Animal } from '../animals/animal.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit, GeoPointInput } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
@@ -51,8 +52,8 @@ export class TagsIdentificationFieldsResolver {
   }
 
   @FieldResolver(() => [Animal])
-  animals(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Promise<AnimalRow[]> {
-    return tagsLoaders(ctx).animalsOfIdentification.load(i.id);
+  animals(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<AnimalRow[]> {
+    return tagsLoaders(ctx).animalsOfIdentification(includeOf(info, ANIMAL_NEEDS)).load(i.id);
   }
 }
 

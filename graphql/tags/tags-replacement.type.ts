@@ -1,13 +1,14 @@
-import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Ctx, Field, FieldResolver, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { establishmentNameOfUnit } from '../loaders.js';
-import type { Needs } from '../lookahead.js';
+import { includeOf, type Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { ReplacementReasonEnum } from './enums.js';
-import { Tag } from './tag.type.js';
+import { TAG_NEEDS, Tag } from './tag.type.js';
 import { tagsLoaders } from './tags.loaders.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
 import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
@@ -51,6 +52,12 @@ export const TAGS_REPLACEMENT_NEEDS: Needs = {
   str_establishment_name: { path: ['control_unit', 'any_establishment'] },
   operator_user: { path: ['operator_user'], next: () => USER_NEEDS },
   str_operator_user_name: { path: ['operator_user'] },
+};
+
+/** An item's old and new tags are joined with the items when the query selects them. */
+const TAGS_REPLACEMENT_TAG_NEEDS: Needs = {
+  old_tag: { path: ['old_tag'], next: () => TAG_NEEDS },
+  new_tag: { path: ['new_tag'], next: () => TAG_NEEDS },
 };
 
 const tagById = (ctx: Context, id: string): Promise<TagRow | null> => ctx.loaders.tagById.load(id);
@@ -98,8 +105,8 @@ export class TagsReplacementFieldsResolver {
   }
 
   @FieldResolver(() => [TagsReplacementTag])
-  tags(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<ReplacementItem[]> {
-    return tagsLoaders(ctx).itemsOfReplacement.load(r.id);
+  tags(@Root() r: TagsReplacementRow, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ReplacementItem[]> {
+    return tagsLoaders(ctx).itemsOfReplacement(includeOf(info, TAGS_REPLACEMENT_TAG_NEEDS)).load(r.id);
   }
 }
 

@@ -1,13 +1,14 @@
-import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Ctx, Field, FieldResolver, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { establishmentNameOfUnit } from '../loaders.js';
-import type { Needs } from '../lookahead.js';
+import { includeOf, type Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { WriteoffReasonEnum } from './enums.js';
-import { Tag } from './tag.type.js';
+import { TAG_NEEDS, Tag } from './tag.type.js';
 import { tagsLoaders } from './tags.loaders.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
 import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
@@ -72,8 +73,8 @@ export class TagsWriteoffFieldsResolver {
   }
 
   @FieldResolver(() => [Tag])
-  tags(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<TagRow[]> {
-    return tagsLoaders(ctx).tagsOfWriteoff.load(w.id);
+  tags(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<TagRow[]> {
+    return tagsLoaders(ctx).tagsOfWriteoff(includeOf(info, TAG_NEEDS)).load(w.id);
   }
 }
 
