@@ -1,4 +1,5 @@
 import { registerEnumType } from 'type-graphql';
+import { asEnum } from '../shared/enums.js';
 import {
   REPLACEMENT_REASONS,
   TAG_STATUSES,
@@ -13,7 +14,6 @@ import {
 import { ANIMAL_GENDERS, ANIMAL_SPECIES, ANIMAL_STATUSES } from '../../src/animals/animal.rules.js';
 
 /** A GraphQL enum's value map: each value names itself (only type-graphql reads it, so no per-key type is needed). */
-const asEnum = <T extends string>(values: readonly T[]): Record<string, T> => Object.fromEntries(values.map((v) => [v, v]));
 
 export const TagStatusEnum = asEnum(TAG_STATUSES);
 export const TagsBoxStatusEnum = asEnum(TAGS_BOX_STATUSES);

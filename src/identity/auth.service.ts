@@ -177,7 +177,8 @@ export class AuthService {
       await tx.flush();
       return send;
     });
-    await deliver?.();
+    // Not awaited: the answer for a known address must not wait on SMTP while an unknown one answers at once.
+    void deliver?.();
   }
 
   recoverPassword(em: EntityManager, token: string | null | undefined, password: string | null | undefined): Promise<void> {
