@@ -25,6 +25,7 @@ import type { Actor } from './identity/actor.js';
 import { DomainError } from './shared/errors.js';
 import { checkInput } from './shared/input.js';
 import { callerOf, checkKey, idempotent } from './shared/idempotency.js';
+import { clientIdOf, storeCreate, storedCreate } from './shared/create-replay.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { requestScope } from './shared/request-scope.js';
@@ -205,6 +206,24 @@ export async function createService(config: Config, log: Logger = createLogger(c
     ctx.status = response.status;
     if (response.body !== null) ctx.body = response.body;
     ctx.set('Idempotent-Replayed', 'true');
+  });
+
+  // A REST create retried with its client id and the same body answers what the first one answered.
+  app.use(async (ctx, next) => {
+    const gql = ctx.state.gql as { actor: Actor | null };
+    const body = (ctx.request as { body?: unknown }).body;
+    const id = ctx.method === 'POST' && ctx.path.startsWith('/api/') && gql.actor ? clientIdOf(body) : null;
+    if (!id) return next();
+    const request = { caller: callerOf(gql.actor!.userId, ''), path: ctx.path, body };
+    const stored = await storedCreate(orm.em.fork(), request, id);
+    if (stored) {
+      ctx.status = stored.status;
+      ctx.body = stored.body;
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+    await next();
+    await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body ?? null });
   });
 
   const rest = buildRestRouter(schema, log);
