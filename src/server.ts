@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -244,6 +245,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     listen(port = config.PORT) {
       return new Promise((resolve) => {
         server = app.listen(port, config.HOST, () => resolve(server!));
+        server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
       });
     },
     async close() {
@@ -261,6 +263,28 @@ export async function createService(config: Config, log: Logger = createLogger(c
       await orm.close();
     },
   };
+}
+
+/**
+ * What Node's HTTP parser refuses before Koa sees it (a request line and headers over its 16 KiB, a
+ * malformed request, one that does not arrive in time) is answered in the contract's shape, 400
+ * BAD_REQUEST, where Node would send a bare 431 or 400 without a body.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const detail =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 'the request line and headers are over 16 KiB' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'the request did not arrive in time' : 'malformed HTTP request';
+  const requestId = newId();
+  log.info({ requestId, status: STATUS_OF.BAD_REQUEST, code: err.code }, 'request refused by the HTTP parser');
+  const body = JSON.stringify({ error: 'BAD_REQUEST', detail });
+  socket.end(
+    `HTTP/1.1 ${STATUS_OF.BAD_REQUEST} ${STATUS_CODES[STATUS_OF.BAD_REQUEST]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function toDomainError(err: unknown, requestId: string): DomainError {

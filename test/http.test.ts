@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { AuthSession } from '../src/identity/session.entity.js';
 import { User } from '../src/identity/user.entity.js';
 import { createService } from '../src/server.js';
@@ -128,6 +128,28 @@ describe('errors over REST', () => {
     expect(res.status).toBe(413);
     expectErrorBody(res, 'PAYLOAD_TOO_LARGE');
     expect(await app.service.orm.em.fork().count(User, { str_email: mail })).toBe(0);
+  });
+
+  test("what Node's HTTP parser refuses (a URL past 16 KiB, a malformed request) is 400 BAD_REQUEST in the same shape", async () => {
+    const owner = await member(app);
+    for (const path of [`/api/users/${'x'.repeat(900_000)}`, `/api/users?str_name=${'x'.repeat(20_000)}`]) {
+      const res = await app.call('GET', path, { token: owner.access });
+      expect(res.status).toBe(400);
+      expectErrorBody(res, 'BAD_REQUEST');
+      expect(res.body.detail).toMatch(/16 KiB/);
+      expect(res.headers.get('x-request-id')).toMatch(/^[\w.-]{1,128}$/);
+    }
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(app.url).port), '127.0.0.1', () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'BAD_REQUEST', detail: 'malformed HTTP request' });
+    // The server still answers.
+    expect((await app.call('GET', '/api/whoami', { token: owner.access })).status).toBe(200);
   });
 
   test('auth and validation errors keep the same shape', async () => {

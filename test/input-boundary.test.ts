@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
-import { makeUnit } from './helpers/tags.js';
+import { makeUnit, stockTags } from './helpers/tags.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -55,11 +55,48 @@ describe('one input boundary', () => {
     const proto = await app.call('POST', '/api/establishments/search', { token: owner.access, raw: '{"__proto__": {"a": 1}}', headers: { 'content-type': 'application/json' } });
     expect(proto.body).toEqual({ error: 'BAD_REQUEST', detail: 'malformed JSON body' });
 
+    // A search names at most 20 of its unknown filters too, not 40,000.
+    const filters = await app.call('POST', '/api/establishments/search', { token: owner.access, body: Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`unknown_${i}`, 1])) });
+    expect({ status: filters.status, error: filters.body.error, named: Object.keys(filters.body.detail.fields).length }).toEqual({ status: 422, error: 'VALIDATION_FAILED', named: 20 });
+    expect(filters.body.detail.accepted_keys).toContain('str_name');
+
     const extras = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`unknown_${i}`, 1]));
     const res = await app.call('PUT', '/api/self-update', { token: owner.access, body: { ...extras, str_name: 'Dona Ana', constructor: 1 } });
     expect(res.status).toBe(200);
     const warning = res.headers.get('warning')!;
     expect(warning).toMatch(/unknown fields ignored: unknown_0, unknown_1, .* and 39981 more/);
     expect(warning.length).toBeLessThan(1024);
+  });
+
+  test('a date-time past what the column holds (year 0, 10000, ±275760) is a 422 naming the field, in a body, a search and a query string', async () => {
+    const owner = await member(app);
+    const unit = await makeUnit(app, owner.org.id);
+    for (const at of ['+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '0000-01-01T00:00:00Z', '+010000-01-01T00:00:00Z']) {
+      const search = await app.call('POST', '/api/gtas/search', { token: owner.access, body: { ts_valid_until_to: at } });
+      expect({ at, status: search.status, ...fieldsOf(search.body) }).toEqual({ at, status: 422, error: 'VALIDATION_FAILED', fields: ['ts_valid_until_to'] });
+      const index = await app.call('GET', `/api/animals?ts_born_date_from=${encodeURIComponent(at)}`, { token: owner.access });
+      expect({ at, status: index.status, ...fieldsOf(index.body) }).toEqual({ at, status: 422, error: 'VALIDATION_FAILED', fields: ['ts_born_date_from'] });
+      const invite = await app.call('POST', '/api/invites', { token: owner.access, body: { control_unit_id: unit.unitId, user_id: owner.user.id, str_movimentation_type: 'BOTH', ts_expires_at: at } });
+      expect({ at, status: invite.status, ...fieldsOf(invite.body) }).toEqual({ at, status: 422, error: 'VALIDATION_FAILED', fields: ['ts_expires_at'] });
+    }
+    const variable = await app.graphql('query($f: JSONObject) { users(filter: $f) { data { id } } }', { f: { ts_created_at_from: '0000-01-01T00:00:00Z' } }, owner.access);
+    expect(variable.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', detail: { fields: { 'f.ts_created_at_from': [expect.stringMatching(/0001-01-01/)] } } });
+    // The edges themselves are dates like any other.
+    const edges = await app.call('POST', '/api/gtas/search', { token: owner.access, body: { ts_valid_until_from: '0001-01-01T00:00:00Z', ts_valid_until_to: '9999-12-31T23:59:59.999Z' } });
+    expect(edges.status).toBe(200);
+  });
+
+  test('a lone UTF-16 surrogate (no UTF-8 form) is a 422 naming the field, where a json parameter would have been a 500', async () => {
+    const owner = await member(app);
+    const unit = await makeUnit(app, owner.org.id);
+    const { codes } = await stockTags(app, unit.unitId, 1);
+    const body = { to_control_unit_id: unit.unitId, animals: [{ str_tag_code: codes[0], str_species: 'BOVINE', str_gender: 'MALE', str_name: 'Mimosa \ud800' }] };
+    const res = await app.call('POST', '/api/tags-identifications', { token: owner.access, body });
+    expect({ status: res.status, ...fieldsOf(res.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['animals[0].str_name'] });
+    const key = await app.call('POST', '/api/users/search', { token: owner.access, body: { 'str_\udc00': 'x' } });
+    expect({ status: key.status, ...fieldsOf(key.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['str_?'] });
+    // A whole pair is a character like any other.
+    const pair = await app.call('POST', '/api/tags-identifications', { token: owner.access, body: { ...body, animals: [{ ...body.animals[0], str_name: 'Mimosa 🐂' }] } });
+    expect(pair.status).toBe(201);
   });
 });

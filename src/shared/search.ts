@@ -1,5 +1,6 @@
 import { DomainError } from './errors.js';
 import { isUuid } from './ids.js';
+import { MAX_NAMED } from './input.js';
 
 /** A search body or query string: CONTRACT.md's filters, checked by buildSearch. */
 export type Filters = Record<string, unknown> | null | undefined;
@@ -33,8 +34,11 @@ export function buildSearch(spec: SearchSpec, filters: Record<string, unknown>):
   const accepted = acceptedKeys(spec);
   const unknown = Object.keys(filters).filter((k) => !accepted.includes(k));
   if (unknown.length) {
+    // Named as the input boundary names fields: at most MAX_NAMED, so a body of 40,000 keys is not answered with 40,000.
+    const fields: Record<string, string[]> = Object.create(null);
+    for (const k of unknown.slice(0, MAX_NAMED)) fields[k] = ['is not a known filter'];
     throw new DomainError('VALIDATION_FAILED', {
-      fields: Object.fromEntries(unknown.map((k) => [k, ['is not a known filter']])),
+      fields,
       accepted_keys: accepted,
     });
   }
