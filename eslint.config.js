@@ -1,6 +1,15 @@
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
+const SQL_MESSAGE = 'No SQL in the doors: call a reader or a service in src/.';
+const SQL_TEXT = '/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i';
+/** graphql/ and rest/ hold no SQL: no query calls, no SQL text (ARCHITECTURE.md: reads live in src/ readers). */
+const NO_SQL = [
+  { selector: 'CallExpression[callee.property.name=/^(execute|rows|raw|getConnection|getKysely|createQueryBuilder|qb)$/]', message: SQL_MESSAGE },
+  { selector: `Literal[value=${SQL_TEXT}]`, message: SQL_MESSAGE },
+  { selector: `TemplateElement[value.raw=${SQL_TEXT}]`, message: SQL_MESSAGE },
+];
+
 export default defineConfig(
   {
     ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'],
@@ -35,21 +44,7 @@ export default defineConfig(
     // The doors hold no SQL: reads live in src/ readers, writes in services (ARCHITECTURE.md).
     files: ['graphql/**/*.ts', 'rest/**/*.ts'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'CallExpression[callee.property.name=/^(execute|rows|raw|getConnection|getKysely|createQueryBuilder|qb)$/]',
-          message: 'No SQL in the doors: call a reader or a service in src/.',
-        },
-        {
-          selector: 'Literal[value=/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i]',
-          message: 'No SQL in the doors: call a reader or a service in src/.',
-        },
-        {
-          selector: 'TemplateElement[value.raw=/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i]',
-          message: 'No SQL in the doors: call a reader or a service in src/.',
-        },
-      ],
+      'no-restricted-syntax': ['error', ...NO_SQL],
     },
   },
   {
@@ -70,18 +65,7 @@ export default defineConfig(
       'no-restricted-syntax': [
         'error',
         { selector: 'MemberExpression[property.name="core"]', message: 'rest/ runs GraphQL operations; it calls no service.' },
-        {
-          selector: 'CallExpression[callee.property.name=/^(execute|rows|raw|getConnection|getKysely|createQueryBuilder|qb)$/]',
-          message: 'No SQL in the doors: call a reader or a service in src/.',
-        },
-        {
-          selector: 'Literal[value=/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i]',
-          message: 'No SQL in the doors: call a reader or a service in src/.',
-        },
-        {
-          selector: 'TemplateElement[value.raw=/\\b(select|insert|update|delete)\\b[\\s\\S]*\\b(from|into|set)\\b/i]',
-          message: 'No SQL in the doors: call a reader or a service in src/.',
-        },
+        ...NO_SQL,
       ],
     },
   },

@@ -50,5 +50,6 @@ export default {
     ],
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
-  testTimeout: 30000,
+  // Hooks included: a service on in-memory PGlite runs every migration at start, slow on a loaded 2-core machine.
+  testTimeout: 60000,
 };

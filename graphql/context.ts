@@ -19,8 +19,16 @@ export interface Context {
   loaders: Loaders;
 }
 
-export function createContext(parts: Omit<Context, 'loaders'>): Context {
-  return { ...parts, loaders: createLoaders(parts.db, parts.actor) };
+/** `fork` makes the request's entity manager the first time a write (or the ORM) needs it: reads never do. */
+export function createContext(parts: Omit<Context, 'loaders' | 'em'>, fork: () => EntityManager): Context {
+  let em: EntityManager | null = null;
+  return {
+    ...parts,
+    get em() {
+      return (em ??= fork());
+    },
+    loaders: createLoaders(parts.db, parts.actor),
+  };
 }
 
 export function requireActor(ctx: Context): Actor {

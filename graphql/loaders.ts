@@ -45,6 +45,8 @@ export function createLoaders(db: Db, actor: Actor | null) {
     organizationsOfUser: new DataLoader<string, OrganizationRef[]>(async (userIds) =>
       groupedBy(userIds, await organizationsOfUsers(db, userIds), (r) => r.user_id).map((list) => list.map(({ id, str_name, str_role }) => ({ id, str_name, str_role }))),
     ),
+    /** Keyed by invite: its GTA when the caller or the invite's organization sees it. */
+    gtaOfInvite: new DataLoader<string, Gta | null>((inviteIds) => gtasOfInvites(db, actor, inviteIds)),
   };
   const primable: Record<LoaderName, DataLoader<string, unknown>> = primed;
 
@@ -83,7 +85,6 @@ export function createLoaders(db: Db, actor: Actor | null) {
       return page;
     },
     controlUnitsOfEstablishment,
-    gtaOfInvite: new DataLoader<string, Gta | null>((inviteIds) => gtasOfInvites(db, actor, inviteIds)),
   };
 }
 

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Config } from './config.js';
 import { AuthService } from './identity/auth.service.js';
 import { OrganizationService } from './identity/organization.service.js';
@@ -46,9 +47,10 @@ export interface Core {
   tagsWriteoffs: TagsWriteoffService;
 }
 
-export function createCore(config: Config, log: Logger): Core {
+/** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
+export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
   const tokens = new Tokens({ secret: config.JWT_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
-  const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS });
+  const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS }, pool);
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
   const gtas = new GtaService();

@@ -19,13 +19,14 @@ import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
-import { migrate, openDb, openOrm, type Orm } from './db/orm.js';
+import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import type { Actor } from './identity/actor.js';
 import { DomainError } from './shared/errors.js';
 import { checkInput } from './shared/input.js';
 import { callerOf, checkKey, idempotent } from './shared/idempotency.js';
+import { clientIdOf, storeCreate, storedCreate } from './shared/create-replay.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { requestScope } from './shared/request-scope.js';
@@ -48,7 +49,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const orm = await openOrm(config);
   await migrate(orm);
   const db = await openDb(orm, config);
-  const core = createCore(config, log);
+  const core = createCore(config, log, await sharedPool(orm, config));
   await ensureAdministrator(orm.em.fork(), core, config, log);
   const schema = await getSchema();
 
@@ -162,9 +163,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
   });
   app.use(probes.routes());
 
-  // Per request: the actor (from the bearer token), a fresh entity manager, the loaders.
+  // Per request: the actor (from the bearer token), a fresh entity manager when one is needed, the loaders.
   app.use(async (ctx, next) => {
-    const em = orm.em.fork();
     let actor: Actor | null = null;
     let authError: DomainError | null = null;
     const header = ctx.get('Authorization');
@@ -178,7 +178,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
         authError = err;
       }
     }
-    ctx.state.gql = createContext({ core, em, db, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip });
+    ctx.state.gql = createContext({ core, db, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip }, () => orm.em.fork());
     await next();
   });
 
@@ -207,6 +207,24 @@ export async function createService(config: Config, log: Logger = createLogger(c
     ctx.status = response.status;
     if (response.body !== null) ctx.body = response.body;
     ctx.set('Idempotent-Replayed', 'true');
+  });
+
+  // A REST create retried with its client id and the same body answers what the first one answered.
+  app.use(async (ctx, next) => {
+    const gql = ctx.state.gql as { actor: Actor | null };
+    const body = (ctx.request as { body?: unknown }).body;
+    const id = ctx.method === 'POST' && ctx.path.startsWith('/api/') && gql.actor ? clientIdOf(body) : null;
+    if (!id) return next();
+    const request = { caller: callerOf(gql.actor!.userId, ''), path: ctx.path, body };
+    const stored = await storedCreate(orm.em.fork(), request, id);
+    if (stored) {
+      ctx.status = stored.status;
+      ctx.body = stored.body;
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+    await next();
+    await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body ?? null });
   });
 
   const rest = buildRestRouter(schema, log);

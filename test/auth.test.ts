@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { hashToken } from '../src/identity/tokens.js';
 import { startApp, type Reply, type TestApp } from './helpers/app.js';
@@ -544,6 +545,9 @@ describe('POST /api/confirm-registration', () => {
   });
 });
 
+/** An address no other run uses (IPv6 documentation range). */
+const randomAddress = () => `2001:db8::${randomBytes(6).toString('hex').match(/.{4}/g)!.join(':')}`;
+
 describe('login throttling', () => {
   test('per login: after 3 failures the 4th attempt, even with the right password, is 429', async () => {
     const limited = await startApp({ LOGIN_LIMIT_PER_LOGIN: '3' });
@@ -565,17 +569,41 @@ describe('login throttling', () => {
     }
   });
 
+  test('per account and address: e-mail and document guesses count together; the owner elsewhere is not locked out; instances share the count on PostgreSQL', async () => {
+    const env = { LOGIN_LIMIT_PER_LOGIN: '4' };
+    const first = await startApp(env);
+    const second = process.env.DATABASE_URL ? await startApp(env) : first;
+    try {
+      const person = await makeUser(first);
+      // Addresses of this run only: on PostgreSQL the counters outlive the test, as they should.
+      const [address, elsewhere] = [randomAddress(), randomAddress()];
+      const guess = (on: TestApp, body: Record<string, string>, from = address) => on.call('POST', '/api/login', { body, headers: { 'X-Forwarded-For': from } });
+      expectError(await guess(first, { str_email: person.email, str_password: 'wrong one' }), 401, 'INVALID_CREDENTIALS');
+      expectError(await guess(first, { str_document: person.document, str_password: 'wrong two' }), 401, 'INVALID_CREDENTIALS');
+      expectError(await guess(second, { str_email: person.email, str_password: 'wrong three' }), 401, 'INVALID_CREDENTIALS');
+      expectError(await guess(second, { str_document: person.document, str_password: 'wrong four' }), 401, 'INVALID_CREDENTIALS');
+      expectError(await guess(first, { str_document: person.document, str_password: person.password }), 429, 'RATE_LIMITED');
+      expectError(await guess(second, { str_email: person.email, str_password: person.password }), 429, 'RATE_LIMITED');
+      // The owner, from its own address, signs in.
+      expect((await guess(first, { str_email: person.email, str_password: person.password }, elsewhere)).status).toBe(200);
+    } finally {
+      await first.close();
+      if (second !== first) await second.close();
+    }
+  });
+
   test('per address: the 6th attempt from one address is 429, another address gets through', async () => {
     const limited = await startApp({ LOGIN_LIMIT_PER_ADDRESS: '5' });
     try {
       const person = await makeUser(limited);
       const from = (address: string) =>
         limited.call('POST', '/api/login', { body: { str_email: person.email, str_password: person.password }, headers: { 'X-Forwarded-For': address } });
-      for (let i = 0; i < 5; i++) expect((await from('203.0.113.7')).status).toBe(200);
-      const blocked = await from('203.0.113.7');
+      const [address, other] = [randomAddress(), randomAddress()];
+      for (let i = 0; i < 5; i++) expect((await from(address)).status).toBe(200);
+      const blocked = await from(address);
       expectError(blocked, 429, 'RATE_LIMITED');
       expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect((await from('203.0.113.8')).status).toBe(200);
+      expect((await from(other)).status).toBe(200);
     } finally {
       await limited.close();
     }

@@ -220,3 +220,21 @@ test('a POST without the header is unaffected: a repeat runs again', async () =>
   expect(again.headers.get('idempotent-replayed')).toBeNull();
   expect(await orgsWithDocument(body.str_document)).toBe(1);
 });
+
+test('a create retried with its client id and the same body answers what the first create answered, not the record as it is now', async () => {
+  const owner = await member(app);
+  const id = randomUUID();
+  const body = { id: id.toUpperCase(), str_name: 'Fazenda Primeira', str_type: 'FARM' };
+  const first = await app.call('POST', '/api/establishments', { token: owner.access, body });
+  expect(first.status).toBe(201);
+  const renamed = await app.call('PATCH', `/api/establishments/${id}`, { token: owner.access, body: { str_name: 'Fazenda Renomeada' } });
+  expect(renamed.status).toBe(200);
+  const replay = await app.call('POST', '/api/establishments', { token: owner.access, body });
+  expect(replay.status).toBe(201);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(first.body);
+  // Another body under the same id is the service's CONFLICT, as before.
+  const other = await app.call('POST', '/api/establishments', { token: owner.access, body: { ...body, str_name: 'Outra' } });
+  expect(other.status).toBe(422);
+  expect(other.body).toMatchObject({ error: 'CONFLICT', detail: { fields: { id: [expect.any(String)] } } });
+});

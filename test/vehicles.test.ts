@@ -241,16 +241,17 @@ describe('POST /api/vehicles', () => {
     expect((await events(id)).map((e) => e.str_type)).toEqual(['VEHICLE_CREATED']);
   });
 
-  test('replay after an update still answers with the stored (updated) record', async () => {
+  test('replay after an update answers what the first create answered (CONTRACT.md: the stored response, status and all)', async () => {
     const caller = await member(app, 'OWNER');
     const id = randomUUID();
     const sent = body({ id });
-    await app.call('POST', '/api/vehicles', { token: caller.access, body: sent });
+    const first = await app.call('POST', '/api/vehicles', { token: caller.access, body: sent });
     const updated = await app.call('PATCH', `/api/vehicles/${id}`, { token: caller.access, body: { str_color: 'Azul' } });
     expect(updated.status).toBe(200);
     const again = await app.call('POST', '/api/vehicles', { token: caller.access, body: sent });
     expect(again.status).toBe(201);
-    expect(again.body.data.str_color).toBe('Azul');
+    expect(again.body).toEqual(first.body);
+    expect(again.body.data.str_color).toBe(sent.str_color);
     expect(await rowsWhere({ organization_id: caller.org.id })).toHaveLength(1);
   });
 
@@ -285,13 +286,15 @@ describe('POST /api/vehicles', () => {
     expect(await rowsWhere({ organization_id: b.org.id })).toHaveLength(0);
   });
 
-  test('an id of a deleted vehicle is not reused: 422 CONFLICT', async () => {
+  test('an id of a deleted vehicle is not reused: the retried create answers what it first answered, another body is a 422 CONFLICT, nothing is written', async () => {
     const caller = await member(app, 'OWNER');
     const id = randomUUID();
     const sent = body({ id });
-    await create(caller.access, sent);
+    const { vehicle } = await create(caller.access, sent);
     expect((await app.call('DELETE', `/api/vehicles/${id}`, { token: caller.access })).status).toBe(204);
-    const res = await app.call('POST', '/api/vehicles', { token: caller.access, body: sent });
+    const retried = await app.call('POST', '/api/vehicles', { token: caller.access, body: sent });
+    expect({ status: retried.status, data: retried.body.data }).toEqual({ status: 201, data: vehicle });
+    const res = await app.call('POST', '/api/vehicles', { token: caller.access, body: { ...sent, str_color: 'Vermelho' } });
     expect(res.status).toBe(422);
     expect(res.body.error).toBe('CONFLICT');
     expect(await rowsWhere({ id })).toHaveLength(0);

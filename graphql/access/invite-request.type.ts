@@ -1,10 +1,13 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { User } from '../identity/user.type.js';
-import { ControlUnit } from '../places/establishment.type.js';
+import type { Needs } from '../lookahead.js';
+import { USER_NEEDS, User } from '../identity/user.type.js';
+import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { InviteRequest as InviteRequestEntity } from '../../src/access/invite-request.entity.js';
+import type { InviteRequest as InviteRequestRow } from '../../src/access/invite-request.entity.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
 
 @ObjectType('InviteRequest', { description: "A user's request to be invited to a control unit" })
 export class InviteRequest {
@@ -24,16 +27,22 @@ export class InviteRequest {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+/** What each request field reads through a relation (look-ahead joins them with the request). */
+export const INVITE_REQUEST_NEEDS: Needs = {
+  control_unit: { path: ['control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  user: { path: ['user'], next: () => USER_NEEDS },
+};
+
 @Resolver(() => InviteRequest)
 export class InviteRequestFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
-  async control_unit(@Root() r: InviteRequestEntity, @Ctx() ctx: Context): Promise<ControlUnit | null> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id)) as unknown as ControlUnit | null;
+  control_unit(@Root() r: InviteRequestRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  async user(@Root() r: InviteRequestEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return (await ctx.loaders.userById.load(r.user_id)) as unknown as User | null;
+  user(@Root() r: InviteRequestRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+    return ctx.loaders.userById.load(r.user_id);
   }
 }
 

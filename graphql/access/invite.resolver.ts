@@ -1,16 +1,18 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
-import { Invite, InviteCreateInput, InvitePage, InviteUpdateInput } from './invite.type.js';
-
-const as = <T>(v: unknown) => v as T;
+import type { Invite as InviteRow } from '../../src/access/invite.entity.js';
+import type { Paged } from '../../src/shared/pagination.js';
+import { INVITE_NEEDS, Invite, InviteCreateInput, InvitePage, InviteUpdateInput } from './invite.type.js';
 
 @Resolver(() => Invite)
 export class InviteResolver {
   @Query(() => Invite)
-  async invite(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<Invite> {
-    return as(await ctx.core.invites.get(ctx.em, requireActor(ctx), id));
+  async invite(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<InviteRow> {
+    return ctx.loaders.take(await ctx.core.invites.read(ctx.db, requireActor(ctx), id, includeOf(info, INVITE_NEEDS)));
   }
 
   @Query(() => InvitePage, { description: "Invites of the caller's organization and to the caller" })
@@ -18,23 +20,24 @@ export class InviteResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<InvitePage> {
-    return as(await ctx.core.invites.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<InviteRow>> {
+    return ctx.loaders.takePage(await ctx.core.invites.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, INVITE_NEEDS)));
   }
 
   @Mutation(() => Invite)
-  async createInvite(@Arg('input', () => InviteCreateInput) input: InviteCreateInput, @Ctx() ctx: Context): Promise<Invite> {
-    return as(await ctx.core.invites.create(ctx.em, requireActor(ctx), input));
+  async createInvite(@Arg('input', () => InviteCreateInput) input: InviteCreateInput, @Ctx() ctx: Context): Promise<InviteRow> {
+    return ctx.core.invites.create(ctx.em, requireActor(ctx), input);
   }
 
   @Mutation(() => Invite, { description: 'The invitee accepts (bl_accepted); the author changes the rest while PENDING' })
-  async updateInvite(@Arg('id', () => UUID) id: string, @Arg('input', () => InviteUpdateInput) input: InviteUpdateInput, @Ctx() ctx: Context): Promise<Invite> {
-    return as(await ctx.core.invites.update(ctx.em, requireActor(ctx), id, input));
+  async updateInvite(@Arg('id', () => UUID) id: string, @Arg('input', () => InviteUpdateInput) input: InviteUpdateInput, @Ctx() ctx: Context): Promise<InviteRow> {
+    return ctx.core.invites.update(ctx.em, requireActor(ctx), id, input);
   }
 
   @Mutation(() => Invite, { description: 'The author revokes the invite' })
-  async revokeInvite(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<Invite> {
-    return as(await ctx.core.invites.revoke(ctx.em, requireActor(ctx), id));
+  async revokeInvite(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<InviteRow> {
+    return ctx.core.invites.revoke(ctx.em, requireActor(ctx), id);
   }
 
   @Mutation(() => Boolean, { description: 'The author revokes the invite (as revokeInvite)' })

@@ -1,11 +1,15 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { User } from '../identity/user.type.js';
-import { Gta } from '../movements/gta.type.js';
-import { ControlUnit } from '../places/establishment.type.js';
+import type { Needs } from '../lookahead.js';
+import { USER_NEEDS, User } from '../identity/user.type.js';
+import { GTA_NEEDS, Gta } from '../movements/gta.type.js';
+import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { Invite as InviteEntity } from '../../src/access/invite.entity.js';
+import type { Invite as InviteRow } from '../../src/access/invite.entity.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
+import type { Gta as GtaRow } from '../../src/movements/gta.entity.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
 import { inviteStatus } from '../../src/access/invite.rules.js';
 
 @ObjectType('Invite', { description: 'A user invited to a control unit (DOMAIN.md, "Access between organizations")' })
@@ -28,26 +32,32 @@ export class Invite {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+/** What each invite field reads through a relation (look-ahead joins them with the invite). */
+export const INVITE_NEEDS: Needs = {
+  control_unit: { path: ['control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  user: { path: ['user'], next: () => USER_NEEDS },
+  gta: { path: ['gta'], next: () => GTA_NEEDS },
+};
+
 @Resolver(() => Invite)
 export class InviteFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
-  async control_unit(@Root() i: InviteEntity, @Ctx() ctx: Context): Promise<ControlUnit | null> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id)) as unknown as ControlUnit | null;
+  control_unit(@Root() i: InviteRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  async user(@Root() i: InviteEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return (await ctx.loaders.userById.load(i.user_id)) as unknown as User | null;
+  user(@Root() i: InviteRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+    return ctx.loaders.userById.load(i.user_id);
   }
 
   @FieldResolver(() => Gta, { nullable: true })
-  async gta(@Root() i: InviteEntity, @Ctx() ctx: Context): Promise<Gta | null> {
-    if (!i.gta_id) return null;
-    return (await ctx.loaders.gtaOfInvite.load(i.id)) as unknown as Gta | null;
+  async gta(@Root() i: InviteRow, @Ctx() ctx: Context): Promise<GtaRow | null> {
+    return i.gta_id ? ctx.loaders.gtaOfInvite.load(i.id) : null;
   }
 
   @FieldResolver(() => String)
-  str_status(@Root() i: InviteEntity): string {
+  str_status(@Root() i: InviteRow): string {
     return inviteStatus(i);
   }
 }

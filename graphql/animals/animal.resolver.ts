@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, Field, Info, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Animal as AnimalRow } from '../../src/animals/animal.entity.js';
+import type { HistoryEntry } from '../../src/shared/history.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
@@ -22,8 +23,6 @@ export class AnimalUpdateInput {
   @Field(() => String, { nullable: true }) str_description?: string;
 }
 
-const as = <T>(v: unknown) => v as T;
-
 @Resolver(() => Animal)
 export class AnimalResolver {
   @Query(() => Animal)
@@ -42,12 +41,12 @@ export class AnimalResolver {
   }
 
   @Query(() => AnimalHistoryPage, { description: "The animal's events, oldest first by when they happened" })
-  async animalHistory(@Arg('id', () => UUID) id: string, @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null, @Ctx() ctx: Context): Promise<AnimalHistoryPage> {
-    return as(await ctx.core.animals.history(ctx.em, requireActor(ctx), id, page));
+  async animalHistory(@Arg('id', () => UUID) id: string, @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null, @Ctx() ctx: Context): Promise<Paged<HistoryEntry>> {
+    return ctx.core.animals.history(ctx.db, requireActor(ctx), id, page);
   }
 
   @Mutation(() => Animal)
-  async updateAnimal(@Arg('id', () => UUID) id: string, @Arg('input', () => AnimalUpdateInput) input: AnimalUpdateInput, @Ctx() ctx: Context): Promise<Animal> {
-    return as(await ctx.core.animals.update(ctx.em, requireActor(ctx), id, input));
+  async updateAnimal(@Arg('id', () => UUID) id: string, @Arg('input', () => AnimalUpdateInput) input: AnimalUpdateInput, @Ctx() ctx: Context): Promise<AnimalRow> {
+    return ctx.core.animals.update(ctx.em, requireActor(ctx), id, input);
   }
 }

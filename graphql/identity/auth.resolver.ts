@@ -1,22 +1,25 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
+import { includeOf } from '../lookahead.js';
+import type { TokenPair as TokenPairRow } from '../../src/identity/auth.service.js';
+import type { User as UserEntity } from '../../src/identity/user.entity.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
 import { ChangeOrgInput, LoginInput, RecoveryRequestInput, RefreshInput, TokenPair, TokenPasswordInput } from './auth.type.js';
-import { SelfUpdateInput, User } from './user.type.js';
+import { SelfUpdateInput, USER_NEEDS, User } from './user.type.js';
 
 type Out<T> = Promise<T>;
-const asPair = (p: unknown) => p as TokenPair;
-const asUser = (u: unknown) => u as User;
 
 @Resolver()
 export class AuthResolver {
   @Mutation(() => TokenPair)
-  async login(@Arg('input', () => LoginInput, { nullable: true }) input: LoginInput | null, @Ctx() ctx: Context): Out<TokenPair> {
-    return asPair(await ctx.core.auth.login(ctx.em, input ?? {}, ctx.address));
+  async login(@Arg('input', () => LoginInput, { nullable: true }) input: LoginInput | null, @Ctx() ctx: Context): Out<TokenPairRow> {
+    return ctx.core.auth.login(ctx.em, input ?? {}, ctx.address);
   }
 
   @Mutation(() => TokenPair)
-  async refresh(@Arg('input', () => RefreshInput, { nullable: true }) input: RefreshInput | null, @Ctx() ctx: Context): Out<TokenPair> {
-    return asPair(await ctx.core.auth.refresh(ctx.em, input?.refresh_token));
+  async refresh(@Arg('input', () => RefreshInput, { nullable: true }) input: RefreshInput | null, @Ctx() ctx: Context): Out<TokenPairRow> {
+    return ctx.core.auth.refresh(ctx.em, input?.refresh_token);
   }
 
   @Mutation(() => Boolean)
@@ -26,24 +29,24 @@ export class AuthResolver {
   }
 
   @Query(() => User)
-  async whoami(@Ctx() ctx: Context): Out<User> {
+  async whoami(@Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Out<UserRow> {
     const actor = requireActor(ctx);
-    return asUser(await ctx.core.users.get(ctx.em, actor, actor.userId));
+    return ctx.loaders.take(await ctx.core.users.read(ctx.db, actor, actor.userId, includeOf(info, USER_NEEDS)));
   }
 
   @Mutation(() => User)
-  async selfUpdate(@Arg('input', () => SelfUpdateInput, { nullable: true }) input: SelfUpdateInput | null, @Ctx() ctx: Context): Out<User> {
-    return asUser(await ctx.core.users.selfUpdate(ctx.em, requireActor(ctx), input ?? {}));
+  async selfUpdate(@Arg('input', () => SelfUpdateInput, { nullable: true }) input: SelfUpdateInput | null, @Ctx() ctx: Context): Out<UserEntity> {
+    return ctx.core.users.selfUpdate(ctx.em, requireActor(ctx), input ?? {});
   }
 
   @Mutation(() => TokenPair)
-  async changeOrg(@Arg('input', () => ChangeOrgInput, { nullable: true }) input: ChangeOrgInput | null, @Ctx() ctx: Context): Out<TokenPair> {
-    return asPair(await ctx.core.auth.changeOrg(ctx.em, requireActor(ctx), input?.organization_id));
+  async changeOrg(@Arg('input', () => ChangeOrgInput, { nullable: true }) input: ChangeOrgInput | null, @Ctx() ctx: Context): Out<TokenPairRow> {
+    return ctx.core.auth.changeOrg(ctx.em, requireActor(ctx), input?.organization_id);
   }
 
   @Mutation(() => TokenPair)
-  async resetProfile(@Ctx() ctx: Context): Out<TokenPair> {
-    return asPair(await ctx.core.auth.resetProfile(ctx.em, requireActor(ctx)));
+  async resetProfile(@Ctx() ctx: Context): Out<TokenPairRow> {
+    return ctx.core.auth.resetProfile(ctx.em, requireActor(ctx));
   }
 
   @Mutation(() => Boolean, { description: 'Always true: whether the e-mail is known is never revealed.' })

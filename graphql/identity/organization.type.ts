@@ -1,10 +1,12 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { RoleEnum } from './enums.js';
-import { User } from './user.type.js';
-import type { Membership as MembershipEntity } from '../../src/identity/membership.entity.js';
+import { USER_NEEDS, User } from './user.type.js';
+import type { Membership as MembershipRow } from '../../src/identity/membership.entity.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
 
 @ObjectType('Organization')
 export class Organization {
@@ -32,11 +34,14 @@ export class Membership {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+/** A membership's user is joined with the membership when the query selects it. */
+export const MEMBERSHIP_NEEDS: Needs = { user: { path: ['user'], next: () => USER_NEEDS } };
+
 @Resolver(() => Membership)
 export class MembershipFieldsResolver {
   @FieldResolver(() => User)
-  async user(@Root() m: MembershipEntity, @Ctx() ctx: Context): Promise<User> {
-    return (await ctx.loaders.userById.load(m.user_id)) as unknown as User;
+  user(@Root() m: MembershipRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+    return ctx.loaders.userById.load(m.user_id);
   }
 }
 

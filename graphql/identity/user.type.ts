@@ -4,7 +4,8 @@ import type { Needs } from '../lookahead.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { RoleEnum, UserTypeEnum } from './enums.js';
-import type { User as UserEntity } from '../../src/identity/user.entity.js';
+import type { OrganizationRef } from '../loaders.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
 
 /** A user's organizations are joined with the user when the query selects them. */
 export const USER_NEEDS: Needs = { organizations: { path: ['organizations'] } };
@@ -37,7 +38,7 @@ export class User {
 @Resolver(() => User)
 export class UserFieldsResolver {
   @FieldResolver(() => [UserOrganization])
-  organizations(@Root() user: UserEntity, @Ctx() ctx: Context): Promise<UserOrganization[]> {
+  organizations(@Root() user: UserRow, @Ctx() ctx: Context): Promise<OrganizationRef[]> {
     return ctx.loaders.organizationsOfUser.load(user.id);
   }
 }

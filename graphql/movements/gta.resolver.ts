@@ -1,17 +1,20 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
-import { EstablishmentUnrestrictedPage } from '../places/establishment.type.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
+import { ESTABLISHMENT_NEEDS, EstablishmentUnrestrictedPage } from '../places/establishment.type.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
-import { Gta, GtaCreateInput, GtaPage, IntegrationGtaInput } from './gta.type.js';
-
-const as = <T>(v: unknown) => v as T;
+import type { Gta as GtaRow } from '../../src/movements/gta.entity.js';
+import type { Establishment as EstablishmentRow } from '../../src/places/establishment.entity.js';
+import type { Paged } from '../../src/shared/pagination.js';
+import { GTA_NEEDS, Gta, GtaCreateInput, GtaPage, IntegrationGtaInput } from './gta.type.js';
 
 @Resolver(() => Gta)
 export class GtaResolver {
   @Query(() => Gta)
-  async gta(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<Gta> {
-    return as(await ctx.core.gtas.get(ctx.em, requireActor(ctx), id));
+  async gta(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<GtaRow> {
+    return ctx.loaders.take(await ctx.core.gtas.read(ctx.db, requireActor(ctx), id, includeOf(info, GTA_NEEDS)));
   }
 
   @Query(() => GtaPage)
@@ -19,18 +22,19 @@ export class GtaResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<GtaPage> {
-    return as(await ctx.core.gtas.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<GtaRow>> {
+    return ctx.loaders.takePage(await ctx.core.gtas.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, GTA_NEEDS)));
   }
 
   @Mutation(() => Gta)
-  async createGta(@Arg('input', () => GtaCreateInput) input: GtaCreateInput, @Ctx() ctx: Context): Promise<Gta> {
-    return as(await ctx.core.gtas.create(ctx.em, requireActor(ctx), input));
+  async createGta(@Arg('input', () => GtaCreateInput) input: GtaCreateInput, @Ctx() ctx: Context): Promise<GtaRow> {
+    return ctx.core.gtas.create(ctx.em, requireActor(ctx), input);
   }
 
   @Mutation(() => Gta, { description: 'ISSUED → CANCELLED, by its issuer, an authority of its UF or an administrator' })
-  async cancelGta(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<Gta> {
-    return as(await ctx.core.gtas.cancel(ctx.em, requireActor(ctx), id));
+  async cancelGta(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<GtaRow> {
+    return ctx.core.gtas.cancel(ctx.em, requireActor(ctx), id);
   }
 }
 
@@ -38,27 +42,27 @@ export class GtaResolver {
 @Resolver()
 export class IntegrationResolver {
   @Query(() => EstablishmentUnrestrictedPage, { description: "Establishments of the caller's federative unit (public fields)" })
-  async propriedades(@Arg('page', () => PageInput, { nullable: true }) page: PageInput | null, @Ctx() ctx: Context): Promise<EstablishmentUnrestrictedPage> {
-    return as(await ctx.core.integration.propriedades(ctx.em, requireActor(ctx), page));
+  async propriedades(@Arg('page', () => PageInput, { nullable: true }) page: PageInput | null, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Paged<EstablishmentRow>> {
+    return ctx.loaders.takePage(await ctx.core.integration.propriedades(ctx.db, requireActor(ctx), page, pageLookahead(info, ESTABLISHMENT_NEEDS)));
   }
 
   @Mutation(() => Gta, { description: 'Registers the GTA the state issued; a replay (same UF, series and number) returns the same GTA' })
-  async gtaNotificar(@Arg('input', () => IntegrationGtaInput) input: IntegrationGtaInput, @Ctx() ctx: Context): Promise<Gta> {
-    return as(await ctx.core.integration.notificar(ctx.em, requireActor(ctx), input));
+  async gtaNotificar(@Arg('input', () => IntegrationGtaInput) input: IntegrationGtaInput, @Ctx() ctx: Context): Promise<GtaRow> {
+    return ctx.core.integration.notificar(ctx.em, requireActor(ctx), input);
   }
 
   @Mutation(() => Gta, { description: 'The state cancels a GTA: ISSUED → CANCELLED; refused once animals were dispatched' })
-  async gtaCancelar(@Arg('input', () => IntegrationGtaInput) input: IntegrationGtaInput, @Ctx() ctx: Context): Promise<Gta> {
-    return as(await ctx.core.integration.cancelar(ctx.em, requireActor(ctx), input));
+  async gtaCancelar(@Arg('input', () => IntegrationGtaInput) input: IntegrationGtaInput, @Ctx() ctx: Context): Promise<GtaRow> {
+    return ctx.core.integration.cancelar(ctx.em, requireActor(ctx), input);
   }
 
   @Query(() => JSONObject, { description: 'An animals ingress by its uuid or the id_gta it was made under (none exist yet: always NOT_FOUND)' })
   async entradaAnimais(@Arg('id', () => String) id: string, @Ctx() ctx: Context): Promise<Record<string, unknown>> {
-    return ctx.core.integration.entradaAnimais(ctx.em, requireActor(ctx), id);
+    return ctx.core.integration.entradaAnimais(ctx.db, requireActor(ctx), id);
   }
 
   @Query(() => JSONObject, { description: 'An animals egress by its uuid or the id_gta it was made under (none exist yet: always NOT_FOUND)' })
   async saidaAnimais(@Arg('id', () => String) id: string, @Ctx() ctx: Context): Promise<Record<string, unknown>> {
-    return ctx.core.integration.saidaAnimais(ctx.em, requireActor(ctx), id);
+    return ctx.core.integration.saidaAnimais(ctx.db, requireActor(ctx), id);
   }
 }

@@ -1,9 +1,12 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import { ControlUnit, EstablishmentUnrestricted } from '../places/establishment.type.js';
-import type { Gta as GtaEntity } from '../../src/movements/gta.entity.js';
+import { CONTROL_UNIT_NEEDS, ControlUnit, ESTABLISHMENT_NEEDS, EstablishmentUnrestricted } from '../places/establishment.type.js';
+import type { Gta as GtaRow } from '../../src/movements/gta.entity.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import type { Establishment as EstablishmentRow } from '../../src/places/establishment.entity.js';
 import { GTA_PURPOSES, GTA_SPECIES, GTA_STATUSES, effectiveStatus } from '../../src/movements/gta.rules.js';
 
 const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as { [K in T]: K };
@@ -48,35 +51,44 @@ export class Gta {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+/** What each GTA field reads through a relation (look-ahead joins them with the GTA). */
+export const GTA_NEEDS: Needs = {
+  from_control_unit: { path: ['from_control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  to_control_unit: { path: ['to_control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  from_establishment: { path: ['from_establishment'], next: () => ESTABLISHMENT_NEEDS },
+  to_establishment: { path: ['to_establishment'], next: () => ESTABLISHMENT_NEEDS },
+  responsible_user: { path: ['responsible_user'] },
+};
+
 @Resolver(() => Gta)
 export class GtaFieldsResolver {
   @FieldResolver(() => GtaStatusEnum)
-  str_status(@Root() g: GtaEntity): string {
+  str_status(@Root() g: GtaRow): string {
     return effectiveStatus(g);
   }
 
   @FieldResolver(() => ControlUnit)
-  async from_control_unit(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(g.from_control_unit_id)) as unknown as ControlUnit;
+  from_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return ctx.loaders.unrestrictedControlUnitById.load(g.from_control_unit_id);
   }
 
   @FieldResolver(() => ControlUnit)
-  async to_control_unit(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(g.to_control_unit_id)) as unknown as ControlUnit;
+  to_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return ctx.loaders.unrestrictedControlUnitById.load(g.to_control_unit_id);
   }
 
   @FieldResolver(() => EstablishmentUnrestricted)
-  async from_establishment(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<EstablishmentUnrestricted> {
-    return (await ctx.loaders.unrestrictedEstablishmentById.load(g.from_establishment_id)) as unknown as EstablishmentUnrestricted;
+  from_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<EstablishmentRow | null> {
+    return ctx.loaders.unrestrictedEstablishmentById.load(g.from_establishment_id);
   }
 
   @FieldResolver(() => EstablishmentUnrestricted)
-  async to_establishment(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<EstablishmentUnrestricted> {
-    return (await ctx.loaders.unrestrictedEstablishmentById.load(g.to_establishment_id)) as unknown as EstablishmentUnrestricted;
+  to_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<EstablishmentRow | null> {
+    return ctx.loaders.unrestrictedEstablishmentById.load(g.to_establishment_id);
   }
 
   @FieldResolver(() => GtaResponsibleUser, { nullable: true })
-  async responsible_user(@Root() g: GtaEntity, @Ctx() ctx: Context): Promise<GtaResponsibleUser | null> {
+  async responsible_user(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<GtaResponsibleUser | null> {
     if (!g.responsible_user_id) return null;
     const u = await ctx.loaders.userById.load(g.responsible_user_id);
     return u ? { id: u.id, str_document: u.str_document, str_name: u.str_name } : null;

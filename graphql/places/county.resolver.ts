@@ -1,16 +1,21 @@
-import { Arg, Ctx, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Query, Resolver } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
+import { pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
+import type { County as CountyRow } from '../../src/places/county.entity.js';
+import type { Paged } from '../../src/shared/pagination.js';
 import { County, CountyPage } from './county.type.js';
 
-const as = <T>(v: unknown) => v as T;
+/** A county has no relations: nothing to join. */
+const NONE = {};
 
 @Resolver(() => County)
 export class CountyResolver {
   @Query(() => County)
-  async county(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<County> {
-    return as(await ctx.core.counties.get(ctx.em, requireActor(ctx), id));
+  async county(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<CountyRow> {
+    return ctx.loaders.take(await ctx.core.counties.read(ctx.db, requireActor(ctx), id, NONE));
   }
 
   @Query(() => CountyPage)
@@ -18,7 +23,8 @@ export class CountyResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<CountyPage> {
-    return as(await ctx.core.counties.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<CountyRow>> {
+    return ctx.loaders.takePage(await ctx.core.counties.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, NONE)));
   }
 }

@@ -1,4 +1,5 @@
 import { registerEnumType } from 'type-graphql';
+import { asEnum } from '../shared/enums.js';
 import {
   CONTROL_UNIT_TYPES,
   ESTABLISHMENT_STATUSES,
@@ -8,7 +9,6 @@ import {
   SOCIOENVIRONMENTAL_STATUSES,
 } from '../../src/places/establishment.rules.js';
 
-const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as { [K in T]: K };
 
 export const EstablishmentTypeEnum = asEnum(ESTABLISHMENT_TYPES);
 export const EstablishmentStatusEnum = asEnum(ESTABLISHMENT_STATUSES);

@@ -6,6 +6,7 @@ import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
 import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
 import type { Establishment as EstablishmentRow } from '../../src/places/establishment.entity.js';
+import type { HistoryEntry } from '../../src/shared/history.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import {
   CONTROL_UNIT_NEEDS,
@@ -21,8 +22,6 @@ import {
   EstablishmentUpdateInput,
   ESTABLISHMENT_NEEDS,
 } from './establishment.type.js';
-
-const as = <T>(v: unknown) => v as T;
 
 @Resolver(() => Establishment)
 export class EstablishmentResolver {
@@ -52,23 +51,23 @@ export class EstablishmentResolver {
   }
 
   @Query(() => EstablishmentHistoryPage, { description: "The establishment's events, oldest first" })
-  async establishmentHistory(@Arg('id', () => UUID) id: string, @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null, @Ctx() ctx: Context): Promise<EstablishmentHistoryPage> {
-    return as(await ctx.core.establishments.history(ctx.em, requireActor(ctx), id, page));
+  async establishmentHistory(@Arg('id', () => UUID) id: string, @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null, @Ctx() ctx: Context): Promise<Paged<HistoryEntry>> {
+    return ctx.core.establishments.history(ctx.db, requireActor(ctx), id, page);
   }
 
   @Mutation(() => Establishment)
-  async createEstablishment(@Arg('input', () => EstablishmentCreateInput) input: EstablishmentCreateInput, @Ctx() ctx: Context): Promise<Establishment> {
-    return as(await ctx.core.establishments.create(ctx.em, requireActor(ctx), input));
+  async createEstablishment(@Arg('input', () => EstablishmentCreateInput) input: EstablishmentCreateInput, @Ctx() ctx: Context): Promise<EstablishmentRow> {
+    return ctx.core.establishments.create(ctx.em, requireActor(ctx), input);
   }
 
   @Mutation(() => Establishment, { description: 'The public API create: str_ibge_code, str_name and str_type required' })
-  async createPublicEstablishment(@Arg('input', () => EstablishmentCreateInput) input: EstablishmentCreateInput, @Ctx() ctx: Context): Promise<Establishment> {
-    return as(await ctx.core.establishments.create(ctx.em, requireActor(ctx), input, { publicApi: true }));
+  async createPublicEstablishment(@Arg('input', () => EstablishmentCreateInput) input: EstablishmentCreateInput, @Ctx() ctx: Context): Promise<EstablishmentRow> {
+    return ctx.core.establishments.create(ctx.em, requireActor(ctx), input, { publicApi: true });
   }
 
   @Mutation(() => Establishment)
-  async updateEstablishment(@Arg('id', () => UUID) id: string, @Arg('input', () => EstablishmentUpdateInput) input: EstablishmentUpdateInput, @Ctx() ctx: Context): Promise<Establishment> {
-    return as(await ctx.core.establishments.update(ctx.em, requireActor(ctx), id, input));
+  async updateEstablishment(@Arg('id', () => UUID) id: string, @Arg('input', () => EstablishmentUpdateInput) input: EstablishmentUpdateInput, @Ctx() ctx: Context): Promise<EstablishmentRow> {
+    return ctx.core.establishments.update(ctx.em, requireActor(ctx), id, input);
   }
 }
 
@@ -90,12 +89,12 @@ export class ControlUnitResolver {
   }
 
   @Mutation(() => ControlUnit)
-  async createControlUnit(@Arg('input', () => ControlUnitCreateInput) input: ControlUnitCreateInput, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return as(await ctx.core.controlUnits.create(ctx.em, requireActor(ctx), input));
+  async createControlUnit(@Arg('input', () => ControlUnitCreateInput) input: ControlUnitCreateInput, @Ctx() ctx: Context): Promise<ControlUnitRow> {
+    return ctx.core.controlUnits.create(ctx.em, requireActor(ctx), input);
   }
 
   @Mutation(() => ControlUnit)
-  async updateControlUnit(@Arg('id', () => UUID) id: string, @Arg('input', () => ControlUnitUpdateInput) input: ControlUnitUpdateInput, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return as(await ctx.core.controlUnits.update(ctx.em, requireActor(ctx), id, input));
+  async updateControlUnit(@Arg('id', () => UUID) id: string, @Arg('input', () => ControlUnitUpdateInput) input: ControlUnitUpdateInput, @Ctx() ctx: Context): Promise<ControlUnitRow> {
+    return ctx.core.controlUnits.update(ctx.em, requireActor(ctx), id, input);
   }
 }

@@ -1,4 +1,5 @@
 import { registerEnumType } from 'type-graphql';
+import { asEnum } from '../shared/enums.js';
 import {
   REPLACEMENT_REASONS,
   TAG_STATUSES,
@@ -12,7 +13,7 @@ import {
 } from '../../src/tags/tag.rules.js';
 import { ANIMAL_GENDERS, ANIMAL_SPECIES, ANIMAL_STATUSES } from '../../src/animals/animal.rules.js';
 
-const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as { [K in T]: K };
+/** A GraphQL enum's value map: each value names itself (only type-graphql reads it, so no per-key type is needed). */
 
 export const TagStatusEnum = asEnum(TAG_STATUSES);
 export const TagsBoxStatusEnum = asEnum(TAGS_BOX_STATUSES);

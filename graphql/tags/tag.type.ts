@@ -8,8 +8,8 @@ import { USER_NEEDS, User } from '../identity/user.type.js';
 import { ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { Tag as TagEntity } from '../../src/tags/tag.entity.js';
-import type { TagsReservation as TagsReservationEntity } from '../../src/tags/tags-reservation.entity.js';
+import type { Tag as TagRow } from '../../src/tags/tag.entity.js';
+import type { TagsReservation as TagsReservationRow } from '../../src/tags/tags-reservation.entity.js';
 import { TagStatusEnum, TagsBoxStatusEnum, TagsReservationStatusEnum } from './enums.js';
 
 // Tag and TagsReservation refer to each other: one file, so decorator metadata never meets an uninitialized class.
@@ -79,12 +79,12 @@ const unitOf = (ctx: Context, id: string | null) => (id ? ctx.loaders.unrestrict
 @Resolver(() => Tag)
 export class TagFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
-  last_control_unit(@Root() t: TagEntity, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
+  last_control_unit(@Root() t: TagRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
     return unitOf(ctx, t.last_control_unit_id);
   }
 
   @FieldResolver(() => TagsReservation, { nullable: true })
-  tags_reservation(@Root() t: TagEntity, @Ctx() ctx: Context): Promise<TagsReservationEntity | null> | null {
+  tags_reservation(@Root() t: TagRow, @Ctx() ctx: Context): Promise<TagsReservationRow | null> | null {
     return t.tags_reservation_id ? ctx.loaders.tagsReservationById.load(t.tags_reservation_id) : null;
   }
 }
@@ -92,12 +92,12 @@ export class TagFieldsResolver {
 @Resolver(() => TagsReservation)
 export class TagsReservationFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  control_unit(@Root() r: TagsReservationEntity, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
+  control_unit(@Root() r: TagsReservationRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
     return unitOf(ctx, r.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  operator_user(@Root() r: TagsReservationEntity, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+  operator_user(@Root() r: TagsReservationRow, @Ctx() ctx: Context): Promise<UserRow | null> | null {
     return r.operator_user_id ? ctx.loaders.userById.load(r.operator_user_id) : null;
   }
 }

@@ -1,9 +1,12 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import { establishmentNameOfUnit } from '../loaders.js';
+import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { ControlUnit as ControlUnitEntity } from '../../src/places/control-unit.entity.js';
-import type { TagsEgress as TagsEgressEntity } from '../../src/tags/tags-egress.entity.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import type { OperationBoxRow } from '../../src/tags/tag-operations.reader.js';
+import type { TagsEgress as TagsEgressRow } from '../../src/tags/tags-egress.entity.js';
 import { MAX_BOXES } from '../../src/tags/tags-transfer.rules.js';
 import { TagsBoxStatusEnum, TagsEgressStatusEnum, TagsEgressTypeEnum } from './enums.js';
 import { tagsLoaders } from './tags.loaders.js';
@@ -50,46 +53,57 @@ export class TagsEgress {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
-const unit = async (ctx: Context, id: string) => ctx.loaders.unrestrictedControlUnitById.load(id);
-const establishmentName = async (ctx: Context, unitId: string) => {
-  const u = await unit(ctx, unitId);
-  return u ? ((await ctx.loaders.unrestrictedEstablishmentById.load(u.establishment_id))?.str_name ?? null) : null;
+/** The other side's unit is read past every policy: its responsible user's name and its establishment's name are public. */
+export const CONTROL_UNIT_READ_ONLY_NEEDS: Needs = {
+  str_responsible_user_name: { path: ['any_responsible_user'] },
+  str_establishment_name: { path: ['any_establishment'] },
 };
+
+export const TAGS_EGRESS_NEEDS: Needs = {
+  from_control_unit: { path: ['from_control_unit'], next: () => CONTROL_UNIT_READ_ONLY_NEEDS },
+  to_control_unit: { path: ['to_control_unit'], next: () => CONTROL_UNIT_READ_ONLY_NEEDS },
+  str_from_control_unit_code: { path: ['from_control_unit'] },
+  str_to_control_unit_code: { path: ['to_control_unit'] },
+  str_from_establishment_name: { path: ['from_control_unit', 'any_establishment'] },
+  str_to_establishment_name: { path: ['to_control_unit', 'any_establishment'] },
+};
+
+const unit = (ctx: Context, id: string): Promise<ControlUnitRow | null> => ctx.loaders.unrestrictedControlUnitById.load(id);
 
 @Resolver(() => TagsEgress)
 export class TagsEgressFieldsResolver {
   @FieldResolver(() => ControlUnitReadOnly)
-  async from_control_unit(@Root() e: TagsEgressEntity, @Ctx() ctx: Context): Promise<ControlUnitReadOnly> {
-    return (await unit(ctx, e.from_control_unit_id)) as unknown as ControlUnitReadOnly;
+  from_control_unit(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return unit(ctx, e.from_control_unit_id);
   }
 
   @FieldResolver(() => ControlUnitReadOnly)
-  async to_control_unit(@Root() e: TagsEgressEntity, @Ctx() ctx: Context): Promise<ControlUnitReadOnly> {
-    return (await unit(ctx, e.to_control_unit_id)) as unknown as ControlUnitReadOnly;
+  to_control_unit(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return unit(ctx, e.to_control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_from_control_unit_code(@Root() e: TagsEgressEntity, @Ctx() ctx: Context): Promise<string | null> {
+  async str_from_control_unit_code(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
     return (await unit(ctx, e.from_control_unit_id))?.str_code ?? null;
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_to_control_unit_code(@Root() e: TagsEgressEntity, @Ctx() ctx: Context): Promise<string | null> {
+  async str_to_control_unit_code(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
     return (await unit(ctx, e.to_control_unit_id))?.str_code ?? null;
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_from_establishment_name(@Root() e: TagsEgressEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return establishmentName(ctx, e.from_control_unit_id);
+  str_from_establishment_name(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
+    return establishmentNameOfUnit(ctx.loaders, e.from_control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_to_establishment_name(@Root() e: TagsEgressEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return establishmentName(ctx, e.to_control_unit_id);
+  str_to_establishment_name(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
+    return establishmentNameOfUnit(ctx.loaders, e.to_control_unit_id);
   }
 
   @FieldResolver(() => [TagsEgressBox])
-  tags_boxes(@Root() e: TagsEgressEntity, @Ctx() ctx: Context): Promise<TagsEgressBox[]> {
+  tags_boxes(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<OperationBoxRow[]> {
     return tagsLoaders(ctx).egressBoxes.load(e.id);
   }
 }
@@ -97,12 +111,12 @@ export class TagsEgressFieldsResolver {
 @Resolver(() => ControlUnitReadOnly)
 export class ControlUnitReadOnlyFieldsResolver {
   @FieldResolver(() => String, { nullable: true })
-  async str_responsible_user_name(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<string | null> {
+  async str_responsible_user_name(@Root() u: ControlUnitRow, @Ctx() ctx: Context): Promise<string | null> {
     return u.responsible_user_id ? ((await ctx.loaders.userById.load(u.responsible_user_id))?.str_name ?? null) : null;
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_establishment_name(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<string | null> {
+  async str_establishment_name(@Root() u: ControlUnitRow, @Ctx() ctx: Context): Promise<string | null> {
     return (await ctx.loaders.unrestrictedEstablishmentById.load(u.establishment_id))?.str_name ?? null;
   }
 }

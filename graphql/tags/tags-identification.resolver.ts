@@ -1,16 +1,18 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import type { Paged } from '../../src/shared/pagination.js';
+import type { TagsIdentification as TagsIdentificationRow } from '../../src/tags/tags-identification.entity.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
-import { TagsIdentification, TagsIdentificationCreateInput, TagsIdentificationPage } from './tags-identification.type.js';
-
-const as = <T>(v: unknown) => v as T;
+import { TAGS_IDENTIFICATION_NEEDS, TagsIdentification, TagsIdentificationCreateInput, TagsIdentificationPage } from './tags-identification.type.js';
 
 @Resolver(() => TagsIdentification)
 export class TagsIdentificationResolver {
   @Query(() => TagsIdentification)
-  async tagsIdentification(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsIdentification> {
-    return as(await ctx.core.tagsIdentifications.get(ctx.em, requireActor(ctx), id));
+  async tagsIdentification(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<TagsIdentificationRow> {
+    return ctx.loaders.take(await ctx.core.tagsIdentifications.read(ctx.db, requireActor(ctx), id, includeOf(info, TAGS_IDENTIFICATION_NEEDS)));
   }
 
   @Query(() => TagsIdentificationPage)
@@ -18,12 +20,13 @@ export class TagsIdentificationResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<TagsIdentificationPage> {
-    return as(await ctx.core.tagsIdentifications.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<TagsIdentificationRow>> {
+    return ctx.loaders.takePage(await ctx.core.tagsIdentifications.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, TAGS_IDENTIFICATION_NEEDS)));
   }
 
   @Mutation(() => TagsIdentification, { description: 'Applies AVAILABLE or RESERVED tags of the unit to new animals (tags → APPLIED, animals ACTIVE there): all or none' })
-  async createTagsIdentification(@Arg('input', () => TagsIdentificationCreateInput) input: TagsIdentificationCreateInput, @Ctx() ctx: Context): Promise<TagsIdentification> {
-    return as(await ctx.core.tagsIdentifications.create(ctx.em, requireActor(ctx), input));
+  createTagsIdentification(@Arg('input', () => TagsIdentificationCreateInput) input: TagsIdentificationCreateInput, @Ctx() ctx: Context): Promise<TagsIdentificationRow> {
+    return ctx.core.tagsIdentifications.create(ctx.em, requireActor(ctx), input);
   }
 }

@@ -1,11 +1,15 @@
-import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Ctx, Field, FieldResolver, Info, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { establishmentNameOfUnit } from '../loaders.js';
-import { Animal } from '../animals/animal.type.js';
-import { ControlUnit, GeoPointInput } from '../places/establishment.type.js';
+import { includeOf, type Needs } from '../lookahead.js';
+import { ANIMAL_NEEDS, Animal } from '../animals/animal.type.js';
+import { CONTROL_UNIT_NEEDS, ControlUnit, GeoPointInput } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { TagsIdentification as TagsIdentificationEntity } from '../../src/tags/tags-identification.entity.js';
+import type { Animal as AnimalRow } from '../../src/animals/animal.entity.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import type { TagsIdentification as TagsIdentificationRow } from '../../src/tags/tags-identification.entity.js';
 import { AnimalGenderEnum, AnimalSpeciesEnum } from './enums.js';
 import { tagsLoaders } from './tags.loaders.js';
 
@@ -24,26 +28,32 @@ export class TagsIdentification {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+export const TAGS_IDENTIFICATION_NEEDS: Needs = {
+  control_unit: { path: ['control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  str_control_unit_code: { path: ['control_unit'] },
+  str_establishment_name: { path: ['control_unit', 'any_establishment'] },
+};
+
 @Resolver(() => TagsIdentification)
 export class TagsIdentificationFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  async control_unit(@Root() i: TagsIdentificationEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id)) as unknown as ControlUnit;
+  control_unit(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_control_unit_code(@Root() i: TagsIdentificationEntity, @Ctx() ctx: Context): Promise<string | null> {
+  async str_control_unit_code(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Promise<string | null> {
     return (await ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id))?.str_code ?? null;
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_establishment_name(@Root() i: TagsIdentificationEntity, @Ctx() ctx: Context): Promise<string | null> {
+  str_establishment_name(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Promise<string | null> {
     return establishmentNameOfUnit(ctx.loaders, i.control_unit_id);
   }
 
   @FieldResolver(() => [Animal])
-  async animals(@Root() i: TagsIdentificationEntity, @Ctx() ctx: Context): Promise<Animal[]> {
-    return (await tagsLoaders(ctx).animalsOfIdentification.load(i.id)) as unknown as Animal[];
+  animals(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<AnimalRow[]> {
+    return tagsLoaders(ctx).animalsOfIdentification(includeOf(info, ANIMAL_NEEDS)).load(i.id);
   }
 }
 

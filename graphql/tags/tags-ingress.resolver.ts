@@ -1,16 +1,18 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import type { Paged } from '../../src/shared/pagination.js';
+import type { TagsIngress as TagsIngressRow } from '../../src/tags/tags-ingress.entity.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
-import { TagsIngress, TagsIngressCreateInput, TagsIngressEvaluateInput, TagsIngressPage } from './tags-ingress.type.js';
-
-const as = <T>(v: unknown) => v as T;
+import { TAGS_INGRESS_NEEDS, TagsIngress, TagsIngressCreateInput, TagsIngressEvaluateInput, TagsIngressPage } from './tags-ingress.type.js';
 
 @Resolver(() => TagsIngress)
 export class TagsIngressResolver {
   @Query(() => TagsIngress)
-  async tagsIngress(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsIngress> {
-    return as(await ctx.core.tagsIngresses.get(ctx.em, requireActor(ctx), id));
+  async tagsIngress(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<TagsIngressRow> {
+    return ctx.loaders.take(await ctx.core.tagsIngresses.read(ctx.db, requireActor(ctx), id, includeOf(info, TAGS_INGRESS_NEEDS)));
   }
 
   @Query(() => TagsIngressPage)
@@ -18,21 +20,22 @@ export class TagsIngressResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<TagsIngressPage> {
-    return as(await ctx.core.tagsIngresses.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<TagsIngressRow>> {
+    return ctx.loaders.takePage(await ctx.core.tagsIngresses.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, TAGS_INGRESS_NEEDS)));
   }
 
   @Mutation(() => TagsIngress, { description: 'Boxes arriving at a unit: from a supplier (codes not issued yet) or a SENT tags egress addressed to it' })
-  async createTagsIngress(@Arg('input', () => TagsIngressCreateInput) input: TagsIngressCreateInput, @Ctx() ctx: Context): Promise<TagsIngress> {
-    return as(await ctx.core.tagsIngresses.create(ctx.em, requireActor(ctx), input));
+  createTagsIngress(@Arg('input', () => TagsIngressCreateInput) input: TagsIngressCreateInput, @Ctx() ctx: Context): Promise<TagsIngressRow> {
+    return ctx.core.tagsIngresses.create(ctx.em, requireActor(ctx), input);
   }
 
   @Mutation(() => TagsIngress, { description: 'PENDING → EVALUATED (all ACCEPTED) | PARTIALLY_ACCEPTED: every box at once' })
-  async evaluateTagsIngress(
+  evaluateTagsIngress(
     @Arg('id', () => UUID) id: string,
     @Arg('input', () => TagsIngressEvaluateInput) input: TagsIngressEvaluateInput,
     @Ctx() ctx: Context,
-  ): Promise<TagsIngress> {
-    return as(await ctx.core.tagsIngresses.evaluate(ctx.em, requireActor(ctx), id, input));
+  ): Promise<TagsIngressRow> {
+    return ctx.core.tagsIngresses.evaluate(ctx.em, requireActor(ctx), id, input);
   }
 }

@@ -1,9 +1,12 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { ControlUnit } from '../places/establishment.type.js';
+import type { Needs } from '../lookahead.js';
+import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { TagsIngress as TagsIngressEntity } from '../../src/tags/tags-ingress.entity.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import type { OperationBoxRow } from '../../src/tags/tag-operations.reader.js';
+import type { TagsIngress as TagsIngressRow } from '../../src/tags/tags-ingress.entity.js';
 import { MAX_BOXES } from '../../src/tags/tags-transfer.rules.js';
 import { TagsBoxStatusEnum, TagsIngressBoxStatusEnum, TagsIngressStatusEnum } from './enums.js';
 import { tagsLoaders } from './tags.loaders.js';
@@ -36,15 +39,19 @@ export class TagsIngress {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+export const TAGS_INGRESS_NEEDS: Needs = {
+  to_control_unit: { path: ['to_control_unit'], next: () => CONTROL_UNIT_NEEDS },
+};
+
 @Resolver(() => TagsIngress)
 export class TagsIngressFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  async to_control_unit(@Root() i: TagsIngressEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(i.to_control_unit_id)) as unknown as ControlUnit;
+  to_control_unit(@Root() i: TagsIngressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return ctx.loaders.unrestrictedControlUnitById.load(i.to_control_unit_id);
   }
 
   @FieldResolver(() => [TagsIngressBox])
-  tags_boxes(@Root() i: TagsIngressEntity, @Ctx() ctx: Context): Promise<TagsIngressBox[]> {
+  tags_boxes(@Root() i: TagsIngressRow, @Ctx() ctx: Context): Promise<OperationBoxRow[]> {
     return tagsLoaders(ctx).ingressBoxes.load(i.id);
   }
 }

@@ -1,16 +1,18 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import type { Paged } from '../../src/shared/pagination.js';
+import type { TagsReplacement as TagsReplacementRow } from '../../src/tags/tags-replacement.entity.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
-import { TagsReplacement, TagsReplacementCreateInput, TagsReplacementPage } from './tags-replacement.type.js';
-
-const as = <T>(v: unknown) => v as T;
+import { TAGS_REPLACEMENT_NEEDS, TagsReplacement, TagsReplacementCreateInput, TagsReplacementPage } from './tags-replacement.type.js';
 
 @Resolver(() => TagsReplacement)
 export class TagsReplacementResolver {
   @Query(() => TagsReplacement)
-  async tagsReplacement(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsReplacement> {
-    return as(await ctx.core.tagsReplacements.get(ctx.em, requireActor(ctx), id));
+  async tagsReplacement(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<TagsReplacementRow> {
+    return ctx.loaders.take(await ctx.core.tagsReplacements.read(ctx.db, requireActor(ctx), id, includeOf(info, TAGS_REPLACEMENT_NEEDS)));
   }
 
   @Query(() => TagsReplacementPage, { description: 'Replacements at units the caller sees; filters: the record fields, establishment_id, animal_id, tag_id, str_tag_code (old or new), str_reason' })
@@ -18,12 +20,13 @@ export class TagsReplacementResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<TagsReplacementPage> {
-    return as(await ctx.core.tagsReplacements.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<TagsReplacementRow>> {
+    return ctx.loaders.takePage(await ctx.core.tagsReplacements.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, TAGS_REPLACEMENT_NEEDS)));
   }
 
   @Mutation(() => TagsReplacement, { description: 'Applied tags → REPLACED, new tags → APPLIED on the same animals, all or nothing' })
-  async createTagsReplacement(@Arg('input', () => TagsReplacementCreateInput) input: TagsReplacementCreateInput, @Ctx() ctx: Context): Promise<TagsReplacement> {
-    return as(await ctx.core.tagsReplacements.create(ctx.em, requireActor(ctx), input));
+  createTagsReplacement(@Arg('input', () => TagsReplacementCreateInput) input: TagsReplacementCreateInput, @Ctx() ctx: Context): Promise<TagsReplacementRow> {
+    return ctx.core.tagsReplacements.create(ctx.em, requireActor(ctx), input);
   }
 }

@@ -1,15 +1,20 @@
-import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Ctx, Field, FieldResolver, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { establishmentNameOfUnit } from '../loaders.js';
-import { User } from '../identity/user.type.js';
-import { ControlUnit } from '../places/establishment.type.js';
+import { includeOf, type Needs } from '../lookahead.js';
+import { USER_NEEDS, User } from '../identity/user.type.js';
+import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { ReplacementReasonEnum } from './enums.js';
-import { Tag } from './tag.type.js';
-import { tagsLoaders, type ReplacementItem } from './tags.loaders.js';
-import type { Tag as TagRecord } from '../../src/tags/tag.entity.js';
-import type { TagsReplacement as TagsReplacementEntity } from '../../src/tags/tags-replacement.entity.js';
+import { TAG_NEEDS, Tag } from './tag.type.js';
+import { tagsLoaders } from './tags.loaders.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import type { ReplacementItem } from '../../src/tags/tag-operations.reader.js';
+import type { Tag as TagRow } from '../../src/tags/tag.entity.js';
+import type { TagsReplacement as TagsReplacementRow } from '../../src/tags/tags-replacement.entity.js';
 import { REPLACEMENT_REASONS } from '../../src/tags/tag.rules.js';
 import { MAX_TAGS_PER_OPERATION } from '../../src/tags/tags-writeoff.rules.js';
 
@@ -41,51 +46,67 @@ export class TagsReplacement {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
-const tagById = (ctx: Context, id: string): Promise<TagRecord | null> => ctx.loaders.tagById.load(id);
+export const TAGS_REPLACEMENT_NEEDS: Needs = {
+  control_unit: { path: ['control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  str_control_unit_name: { path: ['control_unit'] },
+  str_establishment_name: { path: ['control_unit', 'any_establishment'] },
+  operator_user: { path: ['operator_user'], next: () => USER_NEEDS },
+  str_operator_user_name: { path: ['operator_user'] },
+};
+
+/** An item's old and new tags are joined with the items when the query selects them. */
+const TAGS_REPLACEMENT_TAG_NEEDS: Needs = {
+  old_tag: { path: ['old_tag'], next: () => TAG_NEEDS },
+  new_tag: { path: ['new_tag'], next: () => TAG_NEEDS },
+};
+
+const tagById = (ctx: Context, id: string): Promise<TagRow | null> => ctx.loaders.tagById.load(id);
 
 @Resolver(() => TagsReplacementTag)
 export class TagsReplacementTagFieldsResolver {
   @FieldResolver(() => Tag)
-  old_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<TagRecord | null> {
+  old_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<TagRow | null> {
     return tagById(ctx, item.old_tag_id);
   }
 
   @FieldResolver(() => Tag)
-  new_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<TagRecord | null> {
+  new_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<TagRow | null> {
     return tagById(ctx, item.new_tag_id);
   }
 }
 
+const operatorOf = (r: TagsReplacementRow, ctx: Context): Promise<UserRow | null> | null => (r.operator_user_id ? ctx.loaders.userById.load(r.operator_user_id) : null);
+
 @Resolver(() => TagsReplacement)
 export class TagsReplacementFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  async control_unit(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id)) as unknown as ControlUnit;
+  control_unit(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_control_unit_name(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<string | null> {
+  async str_control_unit_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<string | null> {
     return (await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id))?.str_name ?? null;
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_establishment_name(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<string | null> {
+  str_establishment_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<string | null> {
     return establishmentNameOfUnit(ctx.loaders, r.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  async operator_user(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return r.operator_user_id ? ((await ctx.loaders.userById.load(r.operator_user_id)) as unknown as User | null) : null;
+  operator_user(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+    return operatorOf(r, ctx);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_operator_user_name(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return r.operator_user_id ? ((await ctx.loaders.userById.load(r.operator_user_id))?.str_name ?? null) : null;
+  async str_operator_user_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<string | null> {
+    return (await operatorOf(r, ctx))?.str_name ?? null;
   }
 
   @FieldResolver(() => [TagsReplacementTag])
-  async tags(@Root() r: TagsReplacementEntity, @Ctx() ctx: Context): Promise<TagsReplacementTag[]> {
-    return (await tagsLoaders(ctx).itemsOfReplacement.load(r.id)) as unknown as TagsReplacementTag[];
+  tags(@Root() r: TagsReplacementRow, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ReplacementItem[]> {
+    return tagsLoaders(ctx).itemsOfReplacement(includeOf(info, TAGS_REPLACEMENT_TAG_NEEDS)).load(r.id);
   }
 }
 

@@ -1,8 +1,12 @@
-import { Arg, Ctx, Field, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Field, Info, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { Paged } from '../../src/shared/pagination.js';
+import type { TagsReservation as TagsReservationRow } from '../../src/tags/tags-reservation.entity.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
-import { TagsReservation, TagsReservationPage } from './tag.type.js';
+import { TAGS_RESERVATION_NEEDS, TagsReservation, TagsReservationPage } from './tag.type.js';
 
 @InputType('TagsReservationCreateItemInput', { description: 'One reservation: a range (str_begin..str_finish) or the int_quantity lowest available codes of the unit' })
 export class TagsReservationCreateItemInput {
@@ -23,13 +27,11 @@ export class TagsReservationCreateInput {
   @Field(() => [TagsReservationCreateItemInput], { nullable: true }) reservations?: TagsReservationCreateItemInput[];
 }
 
-const as = <T>(v: unknown) => v as T;
-
 @Resolver(() => TagsReservation)
 export class TagsReservationResolver {
   @Query(() => TagsReservation)
-  async tagsReservation(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsReservation> {
-    return as(await ctx.core.tagsReservations.get(ctx.em, requireActor(ctx), id));
+  async tagsReservation(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<TagsReservationRow> {
+    return ctx.loaders.take(await ctx.core.tagsReservations.read(ctx.db, requireActor(ctx), id, includeOf(info, TAGS_RESERVATION_NEEDS)));
   }
 
   @Query(() => TagsReservationPage)
@@ -37,17 +39,18 @@ export class TagsReservationResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<TagsReservationPage> {
-    return as(await ctx.core.tagsReservations.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<TagsReservationRow>> {
+    return ctx.loaders.takePage(await ctx.core.tagsReservations.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, TAGS_RESERVATION_NEEDS)));
   }
 
   @Mutation(() => [TagsReservation], { description: 'Reserves AVAILABLE tags (→ RESERVED): every reservation of the body or none; returned in body order' })
-  async createTagsReservations(@Arg('input', () => TagsReservationCreateInput) input: TagsReservationCreateInput, @Ctx() ctx: Context): Promise<TagsReservation[]> {
-    return as(await ctx.core.tagsReservations.create(ctx.em, requireActor(ctx), input));
+  createTagsReservations(@Arg('input', () => TagsReservationCreateInput) input: TagsReservationCreateInput, @Ctx() ctx: Context): Promise<TagsReservationRow[]> {
+    return ctx.core.tagsReservations.create(ctx.em, requireActor(ctx), input);
   }
 
   @Mutation(() => TagsReservation, { description: 'ACTIVE → RELEASED: its still-reserved tags become AVAILABLE' })
-  async releaseTagsReservation(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsReservation> {
-    return as(await ctx.core.tagsReservations.release(ctx.em, requireActor(ctx), id));
+  releaseTagsReservation(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsReservationRow> {
+    return ctx.core.tagsReservations.release(ctx.em, requireActor(ctx), id);
   }
 }

@@ -1,16 +1,18 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import type { Paged } from '../../src/shared/pagination.js';
+import type { TagsWriteoff as TagsWriteoffRow } from '../../src/tags/tags-writeoff.entity.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
-import { TagsWriteoff, TagsWriteoffCreateInput, TagsWriteoffPage } from './tags-writeoff.type.js';
-
-const as = <T>(v: unknown) => v as T;
+import { TAGS_WRITEOFF_NEEDS, TagsWriteoff, TagsWriteoffCreateInput, TagsWriteoffPage } from './tags-writeoff.type.js';
 
 @Resolver(() => TagsWriteoff)
 export class TagsWriteoffResolver {
   @Query(() => TagsWriteoff)
-  async tagsWriteoff(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<TagsWriteoff> {
-    return as(await ctx.core.tagsWriteoffs.get(ctx.em, requireActor(ctx), id));
+  async tagsWriteoff(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<TagsWriteoffRow> {
+    return ctx.loaders.take(await ctx.core.tagsWriteoffs.read(ctx.db, requireActor(ctx), id, includeOf(info, TAGS_WRITEOFF_NEEDS)));
   }
 
   @Query(() => TagsWriteoffPage, { description: 'Writeoffs at units the caller sees; filters: the record fields, establishment_id, tag_id, str_tag_code, animal_id' })
@@ -18,12 +20,13 @@ export class TagsWriteoffResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<TagsWriteoffPage> {
-    return as(await ctx.core.tagsWriteoffs.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<TagsWriteoffRow>> {
+    return ctx.loaders.takePage(await ctx.core.tagsWriteoffs.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, TAGS_WRITEOFF_NEEDS)));
   }
 
   @Mutation(() => TagsWriteoff, { description: 'Tags of one unit → WRITTEN_OFF, all or nothing; death, slaughter and export end the animals of applied tags' })
-  async createTagsWriteoff(@Arg('input', () => TagsWriteoffCreateInput) input: TagsWriteoffCreateInput, @Ctx() ctx: Context): Promise<TagsWriteoff> {
-    return as(await ctx.core.tagsWriteoffs.create(ctx.em, requireActor(ctx), input));
+  createTagsWriteoff(@Arg('input', () => TagsWriteoffCreateInput) input: TagsWriteoffCreateInput, @Ctx() ctx: Context): Promise<TagsWriteoffRow> {
+    return ctx.core.tagsWriteoffs.create(ctx.em, requireActor(ctx), input);
   }
 }

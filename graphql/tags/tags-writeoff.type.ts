@@ -1,14 +1,19 @@
-import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Ctx, Field, FieldResolver, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { establishmentNameOfUnit } from '../loaders.js';
-import { User } from '../identity/user.type.js';
-import { ControlUnit } from '../places/establishment.type.js';
+import { includeOf, type Needs } from '../lookahead.js';
+import { USER_NEEDS, User } from '../identity/user.type.js';
+import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { WriteoffReasonEnum } from './enums.js';
-import { Tag } from './tag.type.js';
+import { TAG_NEEDS, Tag } from './tag.type.js';
 import { tagsLoaders } from './tags.loaders.js';
-import type { TagsWriteoff as TagsWriteoffEntity } from '../../src/tags/tags-writeoff.entity.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
+import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import type { Tag as TagRow } from '../../src/tags/tag.entity.js';
+import type { TagsWriteoff as TagsWriteoffRow } from '../../src/tags/tags-writeoff.entity.js';
 import { WRITEOFF_REASONS } from '../../src/tags/tag.rules.js';
 import { MAX_TAGS_PER_OPERATION } from '../../src/tags/tags-writeoff.rules.js';
 
@@ -30,36 +35,46 @@ export class TagsWriteoff {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+export const TAGS_WRITEOFF_NEEDS: Needs = {
+  control_unit: { path: ['control_unit'], next: () => CONTROL_UNIT_NEEDS },
+  str_control_unit_name: { path: ['control_unit'] },
+  str_establishment_name: { path: ['control_unit', 'any_establishment'] },
+  operator_user: { path: ['operator_user'], next: () => USER_NEEDS },
+  str_operator_user_name: { path: ['operator_user'] },
+};
+
+const operatorOf = (w: TagsWriteoffRow, ctx: Context): Promise<UserRow | null> | null => (w.operator_user_id ? ctx.loaders.userById.load(w.operator_user_id) : null);
+
 @Resolver(() => TagsWriteoff)
 export class TagsWriteoffFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  async control_unit(@Root() w: TagsWriteoffEntity, @Ctx() ctx: Context): Promise<ControlUnit> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id)) as unknown as ControlUnit;
+  control_unit(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_control_unit_name(@Root() w: TagsWriteoffEntity, @Ctx() ctx: Context): Promise<string | null> {
+  async str_control_unit_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<string | null> {
     return (await ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id))?.str_name ?? null;
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_establishment_name(@Root() w: TagsWriteoffEntity, @Ctx() ctx: Context): Promise<string | null> {
+  str_establishment_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<string | null> {
     return establishmentNameOfUnit(ctx.loaders, w.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  async operator_user(@Root() w: TagsWriteoffEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return w.operator_user_id ? ((await ctx.loaders.userById.load(w.operator_user_id)) as unknown as User | null) : null;
+  operator_user(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+    return operatorOf(w, ctx);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_operator_user_name(@Root() w: TagsWriteoffEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return w.operator_user_id ? ((await ctx.loaders.userById.load(w.operator_user_id))?.str_name ?? null) : null;
+  async str_operator_user_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<string | null> {
+    return (await operatorOf(w, ctx))?.str_name ?? null;
   }
 
   @FieldResolver(() => [Tag])
-  async tags(@Root() w: TagsWriteoffEntity, @Ctx() ctx: Context): Promise<Tag[]> {
-    return (await tagsLoaders(ctx).tagsOfWriteoff.load(w.id)) as unknown as Tag[];
+  tags(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<TagRow[]> {
+    return tagsLoaders(ctx).tagsOfWriteoff(includeOf(info, TAG_NEEDS)).load(w.id);
   }
 }
 

@@ -2,23 +2,40 @@ import DataLoader from 'dataloader';
 import { requireActor, type Context } from '../context.js';
 import type { Animal } from '../../src/animals/animal.entity.js';
 import { animalsOfIdentifications } from '../../src/animals/animal.reader.js';
-import type { Tag } from '../../src/tags/tag.entity.js';
-import { boxesOfEgresses, boxesOfIngresses, itemsOfReplacements, tagsOfWriteoffs, type OperationBoxRow, type ReplacementItem } from '../../src/tags/tag-operations.reader.js';
-
-export type { ReplacementItem };
+import type { Include, Related } from '../../src/db/reader.js';
+import { boxesOfEgresses, boxesOfIngresses, itemsOfReplacements, tagsOfWriteoffs, type OperationBoxRow, type ReplacementItem, type WriteoffTagRow } from '../../src/tags/tag-operations.reader.js';
 
 /** The tag operations' relations, one statement per request and relation; the caller already sees the records they hang from. */
 function create(ctx: Context) {
   const db = ctx.db;
+
+  /** A to-many relation whose items have relations: one loader per selection, joining what the query selects under the items and priming the request's loaders with it. */
+  const perSelection = <V>(load: (ids: readonly string[], include: Include) => Promise<{ groups: V[][]; related: Related[] }>) => {
+    const loaders = new Map<string, DataLoader<string, V[]>>();
+    return (include: Include): DataLoader<string, V[]> => {
+      const key = JSON.stringify(include);
+      let loader = loaders.get(key);
+      if (!loader) {
+        loader = new DataLoader(async (ids) => {
+          const { groups, related } = await load(ids, include);
+          ctx.loaders.prime(related);
+          return groups;
+        });
+        loaders.set(key, loader);
+      }
+      return loader;
+    };
+  };
+
   return {
     ingressBoxes: new DataLoader<string, OperationBoxRow[]>((ids) => boxesOfIngresses(db, ids)),
     egressBoxes: new DataLoader<string, OperationBoxRow[]>((ids) => boxesOfEgresses(db, ids)),
     /** Scoped by the caller: an animal may since have moved where the caller does not see. */
-    animalsOfIdentification: new DataLoader<string, Animal[]>((ids) => animalsOfIdentifications(db, requireActor(ctx), ids)),
+    animalsOfIdentification: perSelection<Animal>((ids, include) => animalsOfIdentifications(db, requireActor(ctx), ids, include)),
     /** By code. */
-    tagsOfWriteoff: new DataLoader<string, Tag[]>((ids) => tagsOfWriteoffs(db, ids)),
+    tagsOfWriteoff: perSelection<WriteoffTagRow>((ids, include) => tagsOfWriteoffs(db, requireActor(ctx), ids, include)),
     /** The animals, old and new tags of each replacement, by old code. */
-    itemsOfReplacement: new DataLoader<string, ReplacementItem[]>((ids) => itemsOfReplacements(db, ids)),
+    itemsOfReplacement: perSelection<ReplacementItem>((ids, include) => itemsOfReplacements(db, requireActor(ctx), ids, include)),
   };
 }
 

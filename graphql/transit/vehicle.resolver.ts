@@ -1,16 +1,18 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
+import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
 import { JSONObject, UUID } from '../shared/scalars.js';
-import { Vehicle, VehicleCreateInput, VehiclePage, VehicleUpdateInput } from './vehicle.type.js';
-
-const as = <T>(v: unknown) => v as T;
+import type { Paged } from '../../src/shared/pagination.js';
+import type { Vehicle as VehicleRow } from '../../src/transit/vehicle.entity.js';
+import { VEHICLE_NEEDS, Vehicle, VehicleCreateInput, VehiclePage, VehicleUpdateInput } from './vehicle.type.js';
 
 @Resolver(() => Vehicle)
 export class VehicleResolver {
   @Query(() => Vehicle)
-  async vehicle(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<Vehicle> {
-    return as(await ctx.core.vehicles.get(ctx.em, requireActor(ctx), id));
+  async vehicle(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<VehicleRow> {
+    return ctx.loaders.take(await ctx.core.vehicles.read(ctx.db, requireActor(ctx), id, includeOf(info, VEHICLE_NEEDS)));
   }
 
   @Query(() => VehiclePage)
@@ -18,18 +20,19 @@ export class VehicleResolver {
     @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
-  ): Promise<VehiclePage> {
-    return as(await ctx.core.vehicles.search(ctx.em, requireActor(ctx), filter, page));
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Paged<VehicleRow>> {
+    return ctx.loaders.takePage(await ctx.core.vehicles.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, VEHICLE_NEEDS)));
   }
 
   @Mutation(() => Vehicle)
-  async createVehicle(@Arg('input', () => VehicleCreateInput) input: VehicleCreateInput, @Ctx() ctx: Context): Promise<Vehicle> {
-    return as(await ctx.core.vehicles.create(ctx.em, requireActor(ctx), input));
+  async createVehicle(@Arg('input', () => VehicleCreateInput) input: VehicleCreateInput, @Ctx() ctx: Context): Promise<VehicleRow> {
+    return ctx.core.vehicles.create(ctx.em, requireActor(ctx), input);
   }
 
   @Mutation(() => Vehicle)
-  async updateVehicle(@Arg('id', () => UUID) id: string, @Arg('input', () => VehicleUpdateInput) input: VehicleUpdateInput, @Ctx() ctx: Context): Promise<Vehicle> {
-    return as(await ctx.core.vehicles.update(ctx.em, requireActor(ctx), id, input));
+  async updateVehicle(@Arg('id', () => UUID) id: string, @Arg('input', () => VehicleUpdateInput) input: VehicleUpdateInput, @Ctx() ctx: Context): Promise<VehicleRow> {
+    return ctx.core.vehicles.update(ctx.em, requireActor(ctx), id, input);
   }
 
   @Mutation(() => Boolean)

@@ -1,9 +1,11 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { User } from '../identity/user.type.js';
+import type { Needs } from '../lookahead.js';
+import { USER_NEEDS, User } from '../identity/user.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { Vehicle as VehicleEntity } from '../../src/transit/vehicle.entity.js';
+import type { UserRow } from '../../src/identity/user.reader.js';
+import type { Vehicle as VehicleRow } from '../../src/transit/vehicle.entity.js';
 
 @ObjectType('Vehicle')
 export class Vehicle {
@@ -27,11 +29,14 @@ export class Vehicle {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
+/** A vehicle's owner is joined with the vehicle when the query selects it. */
+export const VEHICLE_NEEDS: Needs = { owner: { path: ['owner'], next: () => USER_NEEDS } };
+
 @Resolver(() => Vehicle)
 export class VehicleFieldsResolver {
   @FieldResolver(() => User, { nullable: true })
-  async owner(@Root() v: VehicleEntity, @Ctx() ctx: Context): Promise<User | null> {
-    return v.owner_id ? ((await ctx.loaders.userById.load(v.owner_id)) as unknown as User | null) : null;
+  async owner(@Root() v: VehicleRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+    return v.owner_id ? ctx.loaders.userById.load(v.owner_id) : null;
   }
 }
 

@@ -6,13 +6,16 @@ import { bodyHash, replayCreate } from '../places/replay.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { PageInput } from '../shared/pagination.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { Invite } from './invite.entity.js';
 import { InviteRequest, type InviteRequestStatus } from './invite-request.entity.js';
 import { inviteRequestPolicy } from './invite.policy.js';
+import { inviteRequestSource } from './invite-request.reader.js';
 import { INVITE_TYPES, MOVIMENTATION_TYPES } from './invite.rules.js';
 
 export interface InviteRequestInput {
@@ -37,8 +40,12 @@ export class InviteRequestService {
     return found;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<InviteRequest>> {
-    return searchVisible(em, InviteRequest, 'invite_request r', inviteRequestPolicy.scope(actor), INVITE_REQUEST_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<InviteRequest>> {
+    return readVisible(db, actor, inviteRequestSource, inviteRequestPolicy.scope(actor), id, 'invite request', include);
+  }
+
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<InviteRequest>> {
+    return readVisiblePage(db, actor, inviteRequestSource, inviteRequestPolicy.scope(actor), INVITE_REQUEST_SEARCH, filters, page, options);
   }
 
   /** Any signed-in user asks to be invited to a unit (known by its id); a client id makes it idempotent. */

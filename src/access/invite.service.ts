@@ -9,12 +9,15 @@ import { bodyHash, replayCreate } from '../places/replay.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { PageInput } from '../shared/pagination.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import { Invite } from './invite.entity.js';
 import { invitePolicy } from './invite.policy.js';
+import { inviteSource } from './invite.reader.js';
 import { INVITE_TYPES, MOVIMENTATION_TYPES, inviteStatus, parseDate } from './invite.rules.js';
 
 export interface InviteToUserInput {
@@ -58,8 +61,12 @@ export class InviteService {
     return found;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Invite>> {
-    return searchVisible(em, Invite, 'invite i', invitePolicy.scope(actor), INVITE_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Invite>> {
+    return readVisible(db, actor, inviteSource, invitePolicy.scope(actor), id, 'invite', include);
+  }
+
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Invite>> {
+    return readVisiblePage(db, actor, inviteSource, invitePolicy.scope(actor), INVITE_SEARCH, filters, page, options);
   }
 
   /**

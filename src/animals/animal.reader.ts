@@ -1,4 +1,4 @@
-import { groupedBy, read, type Source } from '../db/reader.js';
+import { groupedBy, read, type Include, type Related, type Source } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import type { Scope } from '../shared/scoped-query.js';
@@ -19,12 +19,13 @@ export const animalSource: Source = {
 /** The animals that the caller sees now, where their last unit is seen. SQL on alias "a". */
 export const animalScope = (actor: Actor): Scope => tagsPolicy.unitScope(actor, 'a.last_control_unit_id');
 
-/** The animals of each identification that the caller sees now, oldest first: one statement for any number of identifications. */
-export async function animalsOfIdentifications(db: Db, actor: Actor, ids: readonly string[]): Promise<Animal[][]> {
+/** The animals of each identification that the caller sees now, oldest first, with the relations the query selects: one statement for any number of identifications. */
+export async function animalsOfIdentifications(db: Db, actor: Actor, ids: readonly string[], include: Include): Promise<{ groups: Animal[][]; related: Related[] }> {
   const scope = animalScope(actor);
-  const { rows } = await read<Animal>(db, actor, animalSource, {
+  const { rows, related } = await read<Animal>(db, actor, animalSource, {
     where: { sql: `a.tags_identification_id = any(?) and ${scope.sql}`, params: [ids, ...scope.params] },
     orderBy: (a) => `${a}.ts_created_at, ${a}.id`,
+    include,
   });
-  return groupedBy(ids, rows, (a) => a.tags_identification_id!);
+  return { groups: groupedBy(ids, rows, (a) => a.tags_identification_id!), related };
 }

@@ -97,8 +97,8 @@ export class AnimalService {
   }
 
   /** GET /api/animals/:id/history: its events, oldest first by when they happened. */
-  async history(em: EntityManager, actor: Actor, id: string, page: PageInput | null | undefined): Promise<Paged<HistoryEntry>> {
-    await this.get(em, actor, id);
-    return recordHistory(em, 'Animal', id, page);
+  async history(db: Db, actor: Actor, id: string, page: PageInput | null | undefined): Promise<Paged<HistoryEntry>> {
+    const { row } = await this.read(db, actor, id, {});
+    return recordHistory(db, 'Animal', row.id, page);
   }
 }

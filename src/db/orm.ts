@@ -63,3 +63,8 @@ export async function openDb(orm: Orm, config: Config): Promise<Db> {
   const client = await orm.em.getConnection().getNativeClient();
   return config.DATABASE_URL ? pgDb(client as pg.Pool) : pgliteDb(client as unknown as PGlite);
 }
+
+/** PostgreSQL's pool (none on PGlite): for libraries that keep shared state in the database. */
+export async function sharedPool(orm: Orm, config: Config): Promise<pg.Pool | undefined> {
+  return config.DATABASE_URL ? ((await orm.em.getConnection().getNativeClient()) as pg.Pool) : undefined;
+}

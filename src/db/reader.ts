@@ -48,7 +48,8 @@ export type LoaderName =
   | 'countyById'
   | 'userById'
   | 'visibleResponsibleUserOfUnit'
-  | 'organizationsOfUser';
+  | 'organizationsOfUser'
+  | 'gtaOfInvite';
 
 /** Which relations to join, nested: `{ current_tag: { last_control_unit: {} } }`. */
 export interface Include {

@@ -73,17 +73,19 @@ export class AuthService {
     if (!input.str_password) check.add('str_password', 'is required');
     check.throwIfAny();
     const login = input.str_email ? normalizeEmail(input.str_email) : normalizeDocument(input.str_document!);
-    await this.throttle.admit(login, address);
     const user = input.str_email
       ? await em.findOne(User, { str_email: login })
       : await em.findOne(User, { str_document: login });
+    // One counter per account, whichever login names it.
+    const account = user ? `user:${user.id}` : `login:${login}`;
+    await this.throttle.admit(account, address);
     const ok = await verifyPassword(user?.password_hash ?? null, input.str_password!);
     if (!user || !ok) {
-      await this.throttle.failed(login);
+      await this.throttle.failed(account, address);
       throw new DomainError('INVALID_CREDENTIALS', 'wrong login or password');
     }
     if (!user.ts_registration_confirmed_at) throw DomainError.forbidden('registration not confirmed');
-    await this.throttle.succeeded(login);
+    await this.throttle.succeeded(account, address);
     return em.transactional(async (tx) => {
       const session = tx.create(AuthSession, { user_id: user.id });
       tx.persist(session);
@@ -175,7 +177,8 @@ export class AuthService {
       await tx.flush();
       return send;
     });
-    await deliver?.();
+    // Not awaited: the answer for a known address must not wait on SMTP while an unknown one answers at once.
+    void deliver?.();
   }
 
   recoverPassword(em: EntityManager, token: string | null | undefined, password: string | null | undefined): Promise<void> {

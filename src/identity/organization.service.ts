@@ -3,14 +3,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import { paged, toPage, type PageInput, type Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import { paged, toPage, type PageInput } from '../shared/pagination.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, normalizeDocument } from '../shared/validation.js';
 import type { Actor } from './actor.js';
 import { Membership, ROLES, type Role } from './membership.entity.js';
 import { Organization } from './organization.entity.js';
 import { organizationPolicy } from './organization.policy.js';
+import { membersOf, organizationSource } from './organization.reader.js';
 import { User } from './user.entity.js';
 
 export interface OrganizationInput {
@@ -34,8 +37,12 @@ export class OrganizationService {
     return org;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Organization>> {
-    return searchVisible(em, Organization, 'organization o', organizationPolicy.scope(actor), ORGANIZATION_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Organization>> {
+    return readVisible(db, actor, organizationSource, organizationPolicy.scope(actor), id, 'organization', include);
+  }
+
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Organization>> {
+    return readVisiblePage(db, actor, organizationSource, organizationPolicy.scope(actor), ORGANIZATION_SEARCH, filters, page, options);
   }
 
   /** Any signed-in user may found an organization and becomes its owner; an administrator may name another owner. */
@@ -82,11 +89,12 @@ export class OrganizationService {
     });
   }
 
-  async members(em: EntityManager, actor: Actor, id: string, pageInput: PageInput | null | undefined): Promise<Paged<Membership>> {
-    await this.get(em, actor, id);
+  /** The members of an organization the caller sees, newest first: a 404 when it does not see it. */
+  async members(db: Db, actor: Actor, id: string, pageInput: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Membership>> {
+    const { row: organization } = await this.read(db, actor, id, {});
     const page = toPage(pageInput);
-    const [items, total] = await em.findAndCount(Membership, { organization_id: id }, { orderBy: { ts_created_at: 'desc', id: 'desc' }, limit: page.size, offset: page.offset });
-    return paged(items, total, page);
+    const { rows, related, total } = await membersOf(db, actor, organization.id, page, options);
+    return { ...paged(rows, total ?? 0, page), related };
   }
 
   async addMember(em: EntityManager, actor: Actor, id: string, userId: string | null | undefined, role: string | null | undefined): Promise<Membership> {

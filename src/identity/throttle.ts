@@ -1,22 +1,37 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { DomainError } from '../shared/errors.js';
 
+interface Limits {
+  perLogin: number;
+  perAddress: number;
+  windowSeconds: number;
+}
+
 /**
- * Login throttling: failed attempts per login, and every attempt per client address.
- * Kept in process memory: one instance per process (see README, "Scaling out").
+ * Login throttling: failed attempts per account and client address, and every attempt per client
+ * address. An account is the user however it signs in (e-mail or document: one counter), or the
+ * login as typed when there is no such user. Failures from one address slow that address down
+ * for that account; the owner signing in from elsewhere is never locked out by a guesser.
+ * On PostgreSQL the counters live in the database (`login_throttle`), shared by every instance;
+ * on PGlite (one process) in memory.
  */
 export class LoginThrottle {
-  private readonly perLogin: RateLimiterMemory;
-  private readonly perAddress: RateLimiterMemory;
+  private readonly perAccount: RateLimiterAbstract;
+  private readonly perAddress: RateLimiterAbstract;
 
-  constructor(limits: { perLogin: number; perAddress: number; windowSeconds: number }) {
-    this.perLogin = new RateLimiterMemory({ keyPrefix: 'login', points: limits.perLogin, duration: limits.windowSeconds });
-    this.perAddress = new RateLimiterMemory({ keyPrefix: 'addr', points: limits.perAddress, duration: limits.windowSeconds });
+  constructor(limits: Limits, pool?: pg.Pool) {
+    const make = (keyPrefix: string, points: number) =>
+      pool
+        ? new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName: 'login_throttle', tableCreated: true, clearExpiredByTimeout: false, keyPrefix, points, duration: limits.windowSeconds })
+        : new RateLimiterMemory({ keyPrefix, points, duration: limits.windowSeconds });
+    this.perAccount = make('account', limits.perLogin);
+    this.perAddress = make('addr', limits.perAddress);
   }
 
   /** Refuses before any password is checked when either budget is spent; spends one address point. */
-  async admit(login: string, address: string): Promise<void> {
-    const blocked = await this.perLogin.get(login);
+  async admit(account: string, address: string): Promise<void> {
+    const blocked = await this.perAccount.get(keyOf(account, address));
     if (blocked && blocked.remainingPoints <= 0) throw limited(blocked);
     try {
       await this.perAddress.consume(address);
@@ -26,14 +41,16 @@ export class LoginThrottle {
     }
   }
 
-  async failed(login: string): Promise<void> {
-    await this.perLogin.penalty(login, 1);
+  async failed(account: string, address: string): Promise<void> {
+    await this.perAccount.penalty(keyOf(account, address), 1);
   }
 
-  async succeeded(login: string): Promise<void> {
-    await this.perLogin.delete(login);
+  async succeeded(account: string, address: string): Promise<void> {
+    await this.perAccount.delete(keyOf(account, address));
   }
 }
+
+const keyOf = (account: string, address: string) => `${account}|${address}`.slice(0, 250);
 
 function limited(res: RateLimiterRes): DomainError {
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));

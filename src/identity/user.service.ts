@@ -3,8 +3,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
+import type { PageInput } from '../shared/pagination.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters } from '../shared/search.js';
 import type { SearchSpec } from '../shared/search.js';
 import { County } from '../places/county.entity.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
@@ -13,6 +16,7 @@ import type { AuthService } from './auth.service.js';
 import { Membership, ROLES, type Role } from './membership.entity.js';
 import { userPolicy } from './user.policy.js';
 import { USER_TYPES, User, type UserType } from './user.entity.js';
+import { userSource, type UserRow } from './user.reader.js';
 
 export interface UserCreateInput {
   id?: string | null;
@@ -55,8 +59,12 @@ export class UserService {
     return user;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<User>> {
-    return searchVisible(em, User, '"user" u', userPolicy.scope(actor), USER_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<UserRow>> {
+    return readVisible(db, actor, userSource, userPolicy.scope(actor), id, 'user', include);
+  }
+
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<UserRow>> {
+    return readVisiblePage(db, actor, userSource, userPolicy.scope(actor), USER_SEARCH, filters, page, options);
   }
 
   async create(em: EntityManager, actor: Actor, input: UserCreateInput): Promise<User> {

@@ -9,13 +9,16 @@ import { oneOf } from '../places/establishment.rules.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
+import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { Gta } from './gta.entity.js';
 import { gtaPolicy } from './gta.policy.js';
+import { gtaSource, gtaStatusCondition } from './gta.reader.js';
 import { GTA_PURPOSES, GTA_SPECIES, GTA_STATUSES, cancelProblem, effectiveStatus, type GtaStatus } from './gta.rules.js';
 
 /** Gta Gta of interface.md: the GTA itself inside Gta Create. */
@@ -91,16 +94,18 @@ export class GtaService {
     return found;
   }
 
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Gta>> {
+    return readVisible(db, actor, gtaSource, gtaPolicy.scope(actor), id, 'gta', include);
+  }
+
   /** str_status filters by the status read (EXPIRED is an ISSUED GTA past ts_valid_until, and ISSUED excludes those). */
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Gta>> {
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Gta>> {
     const { str_status: status, ...rest } = filters ?? {};
     const scope = gtaPolicy.scope(actor);
-    if (status === undefined || status === null) return searchVisible(em, Gta, 'gta g', scope, GTA_SEARCH, filters, page);
+    if (status === undefined || status === null) return readVisiblePage(db, actor, gtaSource, scope, GTA_SEARCH, filters, page, options);
     if (!oneOf(GTA_STATUSES, status)) throw DomainError.field('str_status', `must be one of ${GTA_STATUSES.join(', ')}`);
-    const condition =
-      status === 'EXPIRED' ? "g.str_status = 'ISSUED' and g.ts_valid_until < now()" : status === 'ISSUED' ? "g.str_status = 'ISSUED' and g.ts_valid_until >= now()" : 'g.str_status = ?';
-    const params = status === 'EXPIRED' || status === 'ISSUED' ? [] : [status];
-    return searchVisible(em, Gta, 'gta g', { sql: `${scope.sql} and ${condition}`, params: [...scope.params, ...params] }, GTA_SEARCH, rest, page);
+    const condition = gtaStatusCondition(status);
+    return readVisiblePage(db, actor, gtaSource, { sql: `${scope.sql} and ${condition.sql}`, params: [...scope.params, ...condition.params] }, GTA_SEARCH, rest, page, options);
   }
 
   /** POST /api/gtas: the origin unit must be visible; a client-chosen gta.id makes it idempotent. */

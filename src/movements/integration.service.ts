@@ -4,13 +4,17 @@ import { ControlUnit } from '../places/control-unit.entity.js';
 import { Establishment } from '../places/establishment.entity.js';
 import { establishmentPolicy } from '../places/establishment.policy.js';
 import { ESTABLISHMENT_UNRESTRICTED_SEARCH } from '../places/establishment.service.js';
+import { establishmentSource } from '../places/establishment.reader.js';
+import { federativeUnitOf } from '../places/county.reader.js';
+import type { Db } from '../db/sql.js';
 import { DomainError } from '../shared/errors.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
-import { searchVisible } from '../shared/scoped-query.js';
+import type { PageInput } from '../shared/pagination.js';
+import { readVisiblePage, type PageOptions, type ReadPage } from '../shared/scoped-query.js';
 import { Checker } from '../shared/validation.js';
 import { Gta } from './gta.entity.js';
 import { gtaPolicy } from './gta.policy.js';
 import { quantityAndEnums, ufOfCounty, type GtaService } from './gta.service.js';
+import { establishmentInUf } from './integration.reader.js';
 
 /**
  * Integration Notificar / Cancelar of interface.md (ds_serie_gta, ds_uf, id_gta, nr_gta) plus what
@@ -38,20 +42,26 @@ const trimmed = (v: string | null | undefined): string | null => (typeof v === '
 export class IntegrationService {
   constructor(private readonly gtas: GtaService) {}
 
-  /** The caller's UF; 403 for anyone else. */
-  private async ufOf(em: EntityManager, actor: Actor): Promise<string> {
+  /** The caller's UF (its county's, looked up by `federativeUnitOfCounty`); 403 for anyone else. */
+  private async ufOf(actor: Actor, federativeUnitOfCounty: (countyId: string | null) => Promise<string | null>): Promise<string> {
     gtaPolicy.canIntegrate(actor);
-    const uf = await ufOfCounty(em, actor.countyId);
+    const uf = await federativeUnitOfCounty(actor.countyId);
     if (!uf) throw DomainError.forbidden('the integration user has no county, so no federative unit');
     return uf;
   }
 
+  /** The caller's UF for a read: through the read side, never the request's EntityManager. */
+  private ufRead(db: Db, actor: Actor): Promise<string> {
+    return this.ufOf(actor, (countyId) => federativeUnitOf(db, countyId));
+  }
+
   /** GET /api/v1/propriedades: the unrestricted establishment search, limited to the caller's UF. */
-  async propriedades(em: EntityManager, actor: Actor, page: PageInput | null | undefined): Promise<Paged<Establishment>> {
-    const uf = await this.ufOf(em, actor);
+  async propriedades(db: Db, actor: Actor, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Establishment>> {
+    const uf = await this.ufRead(db, actor);
     const base = establishmentPolicy.unrestrictedScope(actor);
-    const scope = { sql: `${base.sql} and exists (select 1 from county pc where pc.id = e.county_id and pc.str_federative_unit = ?)`, params: [...base.params, uf] };
-    return searchVisible(em, Establishment, 'establishment e', scope, ESTABLISHMENT_UNRESTRICTED_SEARCH, {}, page);
+    const inUf = establishmentInUf(uf);
+    const scope = { sql: `${base.sql} and ${inUf.sql}`, params: [...base.params, ...inUf.params] };
+    return readVisiblePage(db, actor, establishmentSource, scope, ESTABLISHMENT_UNRESTRICTED_SEARCH, {}, page, options);
   }
 
   /** POST /api/v1/gta/notificar: registers the GTA the state issued; replayed (same UF + series + number), returns the stored one. */
@@ -109,21 +119,21 @@ export class IntegrationService {
   }
 
   /** GET /api/v1/entrada_animais/:id: animals ingress does not exist yet, so nothing is found. */
-  async entradaAnimais(em: EntityManager, actor: Actor, id: string): Promise<never> {
-    await this.ufOf(em, actor);
+  async entradaAnimais(db: Db, actor: Actor, id: string): Promise<never> {
+    await this.ufRead(db, actor);
     void id;
     throw DomainError.notFound('animals ingress');
   }
 
   /** GET /api/v1/saida_animais/:id: animals egress does not exist yet, so nothing is found. */
-  async saidaAnimais(em: EntityManager, actor: Actor, id: string): Promise<never> {
-    await this.ufOf(em, actor);
+  async saidaAnimais(db: Db, actor: Actor, id: string): Promise<never> {
+    await this.ufRead(db, actor);
     void id;
     throw DomainError.notFound('animals egress');
   }
 
   private async key(em: EntityManager, actor: Actor, input: IntegrationGtaInput): Promise<{ uf: string; series: string | null; code: string }> {
-    const callerUf = await this.ufOf(em, actor);
+    const callerUf = await this.ufOf(actor, (countyId) => ufOfCounty(em, countyId));
     const check = new Checker();
     check.required('ds_uf', input.ds_uf).required('nr_gta', input.nr_gta);
     check.throwIfAny();

@@ -1,12 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
-import { DomainError } from '../shared/errors.js';
-import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
-import { County } from './county.entity.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import type { PageInput } from '../shared/pagination.js';
+import { readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
+import type { County } from './county.entity.js';
 import { countyPolicy } from './county.policy.js';
+import { countySource } from './county.reader.js';
 
 export const COUNTY_SEARCH: SearchSpec = {
   alias: 'c',
@@ -16,16 +16,14 @@ export const COUNTY_SEARCH: SearchSpec = {
 };
 
 export class CountyService {
-  async get(em: EntityManager, actor: Actor, id: string): Promise<County> {
-    const county = isUuid(id) ? await findVisible(em, County, 'county c', countyPolicy.scope(actor), id) : null;
-    if (!county) throw DomainError.notFound('county');
-    return county;
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<County>> {
+    return readVisible(db, actor, countySource, countyPolicy.scope(actor), id, 'county', include);
   }
 
   /** Ordered by name unless the caller orders otherwise: the whole list arrives in one import, so creation time says nothing. */
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<County>> {
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<County>> {
     const f = filters ?? {};
     const ordered = f.str_order_by === undefined ? { ...f, str_order_by: 'str_name', str_order: f.str_order ?? 'ASC' } : f;
-    return searchVisible(em, County, 'county c', countyPolicy.scope(actor), COUNTY_SEARCH, ordered, page);
+    return readVisiblePage(db, actor, countySource, countyPolicy.scope(actor), COUNTY_SEARCH, ordered, page, options);
   }
 }

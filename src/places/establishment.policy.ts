@@ -92,9 +92,13 @@ export const controlUnitPolicy = {
     if (actor.isAdmin) return ALL;
     const own = ownEstablishments(actor, 'oe');
     const invited = invitedUnitIds(actor);
-    // The caller's units as an array computed once per statement (an InitPlan): a page walks the
-    // order's index filtering by it, a count uses the unit index, never a join over the whole table.
-    const ownUnits = own ? `select ocu.id from control_unit ocu join establishment oe on oe.id = ocu.establishment_id where ${own.sql} union all ` : '';
-    return { sql: `${column} = any(array(${ownUnits}${invited.sql}))`, params: [...(own?.params ?? []), ...invited.params] };
+    // Each set a hashed subquery the planner keeps as a filter: a page walks the order's index and
+    // stops after a page of matches, instead of fetching every row of the caller's units to sort them.
+    const invitedSql = `${column} in (${invited.sql})`;
+    if (!own) return { sql: invitedSql, params: invited.params };
+    return {
+      sql: `(${column} in (select ocu.id from control_unit ocu join establishment oe on oe.id = ocu.establishment_id where ${own.sql}) or ${invitedSql})`,
+      params: [...own.params, ...invited.params],
+    };
   },
 };

@@ -258,9 +258,9 @@ export class EstablishmentService {
   }
 
   /** The establishment's events, oldest first (Establishment History of DOMAIN.md). */
-  async history(em: EntityManager, actor: Actor, id: string, pageInput: PageInput | null | undefined): Promise<Paged<HistoryEntry>> {
-    await this.get(em, actor, id);
-    return recordHistory(em, 'Establishment', id, pageInput);
+  async history(db: Db, actor: Actor, id: string, pageInput: PageInput | null | undefined): Promise<Paged<HistoryEntry>> {
+    const { row } = await this.read(db, actor, id, {});
+    return recordHistory(db, 'Establishment', row.id, pageInput);
   }
 
   /** The county named by id or IBGE code (both must agree when both are given). */

@@ -4,10 +4,13 @@ import { ControlUnit } from '../places/control-unit.entity.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
+import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, searchVisible, type Scope } from '../shared/scoped-query.js';
-import { foldText, type SearchSpec } from '../shared/search.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage, type Scope } from '../shared/scoped-query.js';
+import { foldText, type Filters, type SearchSpec } from '../shared/search.js';
+import { tagsEgressSource } from './tag-operations.reader.js';
 import { fromStatusesSql } from './tag.rules.js';
 import { TagsEgress } from './tags-egress.entity.js';
 import { egressShape, type TagsEgressInput } from './tags-egress.input.js';
@@ -37,14 +40,19 @@ const scopeOf = (actor: Actor) => tagsPolicy.eitherUnitScope(actor, 'te.from_con
  * units; the destination may be any unit, another organization's included.
  */
 export class TagsEgressService {
+  /** The entity, for cancel. */
   async get(em: EntityManager, actor: Actor, id: string): Promise<TagsEgress> {
     const found = isUuid(id) ? await findVisible(em, TagsEgress, 'tags_egress te', scopeOf(actor), id) : null;
     if (!found) throw DomainError.notFound('tags egress');
     return found;
   }
 
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsEgress>> {
+    return readVisible(db, actor, tagsEgressSource, scopeOf(actor), id, 'tags egress', include);
+  }
+
   /** str_query matches the codes of the origin and destination units. */
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<TagsEgress>> {
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsEgress>> {
     const { str_query: query, ...rest } = filters ?? {};
     let scope: Scope = scopeOf(actor);
     if (query !== undefined && query !== null) {
@@ -55,7 +63,7 @@ export class TagsEgressService {
         scope = { sql: `${scope.sql} and ${sql}`, params: [...scope.params, needle] };
       }
     }
-    return searchVisible(em, TagsEgress, 'tags_egress te', scope, TAGS_EGRESS_SEARCH, rest, page);
+    return readVisiblePage(db, actor, tagsEgressSource, scope, TAGS_EGRESS_SEARCH, rest, page, options);
   }
 
   /** POST /api/tags-egress: field workers of the origin send boxes IN_STOCK or OPENED there; their AVAILABLE tags go IN_TRANSIT. */

@@ -4,11 +4,14 @@ import { User } from '../identity/user.entity.js';
 import { userPolicy } from '../identity/user.policy.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
-import { isUuid, newId } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
+import { newId } from '../shared/ids.js';
+import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
+import { tagsIdentificationSource } from './tag-operations.reader.js';
 import { fromStatusesSql } from './tag.rules.js';
 import { ANIMAL_FIELDS } from '../animals/animal-fields.js';
 import { tagsNotReady } from './tag-sets.js';
@@ -32,18 +35,16 @@ export const TAGS_IDENTIFICATION_SEARCH: SearchSpec = {
   },
 };
 
-const TABLE = 'tags_identification ti';
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'ti.control_unit_id');
 
 /** Tags Identification (DOMAIN.md): available or reserved tags of a unit applied to new animals, hundreds per request. */
 export class TagsIdentificationService {
-  async get(em: EntityManager, actor: Actor, id: string): Promise<TagsIdentification> {
-    const found = isUuid(id) ? await findVisible(em, TagsIdentification, TABLE, tagsPolicy.unitScope(actor, 'ti.control_unit_id'), id) : null;
-    if (!found) throw DomainError.notFound('tags identification');
-    return found;
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsIdentification>> {
+    return readVisible(db, actor, tagsIdentificationSource, scopeOf(actor), id, 'tags identification', include);
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<TagsIdentification>> {
-    return searchVisible(em, TagsIdentification, TABLE, tagsPolicy.unitScope(actor, 'ti.control_unit_id'), TAGS_IDENTIFICATION_SEARCH, filters, page);
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsIdentification>> {
+    return readVisiblePage(db, actor, tagsIdentificationSource, scopeOf(actor), TAGS_IDENTIFICATION_SEARCH, filters, page, options);
   }
 
   /**

@@ -3,10 +3,13 @@ import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents } from '../shared/events.js';
 import { isUuid, newId } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
+import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
+import { tagsIngressSource } from './tag-operations.reader.js';
 import { TagsEgress } from './tags-egress.entity.js';
 import { TagsIngress } from './tags-ingress.entity.js';
 import { at, evaluations, ingressSource, type IngressSource, type TagsIngressEvaluateInput, type TagsIngressInput } from './tags-ingress.input.js';
@@ -36,14 +39,19 @@ const text = (v: string | null | undefined): string | null => (typeof v === 'str
  * from a tags egress addressed to the unit. Evaluation decides each box (tags-ingress.evaluate.ts).
  */
 export class TagsIngressService {
+  /** The entity, for evaluate. */
   async get(em: EntityManager, actor: Actor, id: string): Promise<TagsIngress> {
     const found = isUuid(id) ? await findVisible(em, TagsIngress, 'tags_ingress ti', scopeOf(actor), id) : null;
     if (!found) throw DomainError.notFound('tags ingress');
     return found;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<TagsIngress>> {
-    return searchVisible(em, TagsIngress, 'tags_ingress ti', scopeOf(actor), TAGS_INGRESS_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsIngress>> {
+    return readVisible(db, actor, tagsIngressSource, scopeOf(actor), id, 'tags ingress', include);
+  }
+
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsIngress>> {
+    return readVisiblePage(db, actor, tagsIngressSource, scopeOf(actor), TAGS_INGRESS_SEARCH, filters, page, options);
   }
 
   /** POST /api/tags-ingress: field workers of the destination; a client-chosen id makes it replayable. */

@@ -1,13 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import { oneOf } from '../places/establishment.rules.js';
-import { DomainError } from '../shared/errors.js';
 import { appendEvents } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
+import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
+import { tagsReplacementSource } from './tag-operations.reader.js';
 import { Checker } from '../shared/validation.js';
 import { boxEvents, settleBoxes } from './box-stock.js';
 import { settleReservations } from './reservations-used.js';
@@ -55,7 +57,7 @@ export const TAGS_REPLACEMENT_SEARCH: SearchSpec = {
   },
 };
 
-const TABLE = 'tags_replacement r';
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'r.control_unit_id');
 
 interface Pair {
   old: LockedTag;
@@ -64,14 +66,12 @@ interface Pair {
 }
 
 export class TagsReplacementService {
-  async get(em: EntityManager, actor: Actor, id: string): Promise<TagsReplacement> {
-    const found = isUuid(id) ? await findVisible(em, TagsReplacement, TABLE, tagsPolicy.unitScope(actor, 'r.control_unit_id'), id) : null;
-    if (!found) throw DomainError.notFound('tags replacement');
-    return found;
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsReplacement>> {
+    return readVisible(db, actor, tagsReplacementSource, scopeOf(actor), id, 'tags replacement', include);
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<TagsReplacement>> {
-    return searchVisible(em, TagsReplacement, TABLE, tagsPolicy.unitScope(actor, 'r.control_unit_id'), TAGS_REPLACEMENT_SEARCH, filters, page);
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsReplacement>> {
+    return readVisiblePage(db, actor, tagsReplacementSource, scopeOf(actor), TAGS_REPLACEMENT_SEARCH, filters, page, options);
   }
 
   /**

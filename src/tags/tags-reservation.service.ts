@@ -4,10 +4,13 @@ import { userPolicy } from '../identity/user.policy.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent, appendEvents } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
+import type { PageInput } from '../shared/pagination.js';
 import { storedCreates } from '../shared/replay.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
+import { tagsReservationSource } from './tag.reader.js';
 import { Checker } from '../shared/validation.js';
 import { CODE_RUNS_SQL, tagsNotReady, type CodeRuns, type OffendingTag } from './tag-sets.js';
 import { tagsPolicy, workUnit, type WorkUnit } from './tags.policy.js';
@@ -42,17 +45,23 @@ export const TAGS_RESERVATION_SEARCH: SearchSpec = {
 };
 
 const TABLE = 'tags_reservation r';
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'r.control_unit_id');
 
 /** Tags Reservation (DOMAIN.md): available tags of a unit held for an operator, ACTIVE → RELEASED | USED. */
 export class TagsReservationService {
+  /** The entity, for release. */
   async get(em: EntityManager, actor: Actor, id: string): Promise<TagsReservation> {
-    const found = isUuid(id) ? await findVisible(em, TagsReservation, TABLE, tagsPolicy.unitScope(actor, 'r.control_unit_id'), id) : null;
+    const found = isUuid(id) ? await findVisible(em, TagsReservation, TABLE, scopeOf(actor), id) : null;
     if (!found) throw DomainError.notFound('tags reservation');
     return found;
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<TagsReservation>> {
-    return searchVisible(em, TagsReservation, TABLE, tagsPolicy.unitScope(actor, 'r.control_unit_id'), TAGS_RESERVATION_SEARCH, filters, page);
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsReservation>> {
+    return readVisible(db, actor, tagsReservationSource, scopeOf(actor), id, 'tags reservation', include);
+  }
+
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsReservation>> {
+    return readVisiblePage(db, actor, tagsReservationSource, scopeOf(actor), TAGS_RESERVATION_SEARCH, filters, page, options);
   }
 
   /**

@@ -1,13 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import { oneOf } from '../places/establishment.rules.js';
-import { DomainError } from '../shared/errors.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
+import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
+import { tagsWriteoffSource } from './tag-operations.reader.js';
 import { Checker } from '../shared/validation.js';
 import { boxEvents, settleBoxes } from './box-stock.js';
 import { settleReservations } from './reservations-used.js';
@@ -57,17 +59,15 @@ export const TAGS_WRITEOFF_SEARCH: SearchSpec = {
   },
 };
 
-const TABLE = 'tags_writeoff w';
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'w.control_unit_id');
 
 export class TagsWriteoffService {
-  async get(em: EntityManager, actor: Actor, id: string): Promise<TagsWriteoff> {
-    const found = isUuid(id) ? await findVisible(em, TagsWriteoff, TABLE, tagsPolicy.unitScope(actor, 'w.control_unit_id'), id) : null;
-    if (!found) throw DomainError.notFound('tags writeoff');
-    return found;
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsWriteoff>> {
+    return readVisible(db, actor, tagsWriteoffSource, scopeOf(actor), id, 'tags writeoff', include);
   }
 
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<TagsWriteoff>> {
-    return searchVisible(em, TagsWriteoff, TABLE, tagsPolicy.unitScope(actor, 'w.control_unit_id'), TAGS_WRITEOFF_SEARCH, filters, page);
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsWriteoff>> {
+    return readVisiblePage(db, actor, tagsWriteoffSource, scopeOf(actor), TAGS_WRITEOFF_SEARCH, filters, page, options);
   }
 
   /**

@@ -5,13 +5,16 @@ import { userPolicy } from '../identity/user.policy.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import type { PageInput, Paged } from '../shared/pagination.js';
+import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, searchVisible } from '../shared/scoped-query.js';
-import type { SearchSpec } from '../shared/search.js';
+import type { Include } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { Vehicle } from './vehicle.entity.js';
 import { vehiclePolicy } from './vehicle.policy.js';
+import { vehicleSource } from './vehicle.reader.js';
 import { normalizePlate, normalizeRenavam } from './vehicle.rules.js';
 
 /** The create body of interface.md; updates take the same fields, each optional. */
@@ -78,12 +81,16 @@ export class VehicleService {
     return vehicle;
   }
 
+  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Vehicle>> {
+    return readVisible(db, actor, vehicleSource, vehiclePolicy.scope(actor), id, 'vehicle', include);
+  }
+
   /** Plate and RENAVAM filters match whichever form they are given in. */
-  search(em: EntityManager, actor: Actor, filters: Record<string, unknown> | null | undefined, page: PageInput | null | undefined): Promise<Paged<Vehicle>> {
+  page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Vehicle>> {
     const f = { ...(filters ?? {}) };
     for (const key of ['str_license_plate', 'str_trailer_plate'] as const) if (typeof f[key] === 'string') f[key] = normalizePlate(f[key]) ?? f[key];
     if (typeof f.str_renavam_number === 'string') f.str_renavam_number = normalizeRenavam(f.str_renavam_number) ?? f.str_renavam_number;
-    return searchVisible(em, Vehicle, 'vehicle v', vehiclePolicy.scope(actor), VEHICLE_SEARCH, f, page);
+    return readVisiblePage(db, actor, vehicleSource, vehiclePolicy.scope(actor), VEHICLE_SEARCH, f, page, options);
   }
 
   /**

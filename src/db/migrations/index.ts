@@ -7,6 +7,8 @@ import { Migration0006Invites } from './Migration0006Invites.js';
 import { Migration0007Gtas } from './Migration0007Gtas.js';
 import { Migration0008Tags } from './Migration0008Tags.js';
 import { Migration0009EventStreams } from './Migration0009EventStreams.js';
+import { Migration0010LoginThrottle } from './Migration0010LoginThrottle.js';
+import { Migration0011CreateResponses } from './Migration0011CreateResponses.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -19,4 +21,6 @@ export const migrationsList = [
   { name: 'Migration0007Gtas', class: Migration0007Gtas },
   { name: 'Migration0008Tags', class: Migration0008Tags },
   { name: 'Migration0009EventStreams', class: Migration0009EventStreams },
+  { name: 'Migration0010LoginThrottle', class: Migration0010LoginThrottle },
+  { name: 'Migration0011CreateResponses', class: Migration0011CreateResponses },
 ];
