@@ -592,6 +592,16 @@ describe('login throttling', () => {
     }
   });
 
+  test('a login or an address past the counters\' key (255 characters) is counted, not a 500', async () => {
+    const person = await makeUser(app);
+    for (const body of [{ str_email: '9'.repeat(255), str_password: 'wrong' }, { str_document: 'a'.repeat(255), str_password: 'wrong' }, { str_email: `${'a'.repeat(240)}@example.com`, str_password: 'wrong' }]) {
+      expectError(await app.call('POST', '/api/login', { body }), 401, 'INVALID_CREDENTIALS');
+    }
+    const far = `${randomAddress()}${'0'.repeat(300)}`;
+    expectError(await app.call('POST', '/api/login', { body: { str_email: person.email, str_password: 'wrong' }, headers: { 'X-Forwarded-For': far } }), 401, 'INVALID_CREDENTIALS');
+    expect((await app.call('POST', '/api/login', { body: { str_email: person.email, str_password: person.password }, headers: { 'X-Forwarded-For': far } })).status).toBe(200);
+  });
+
   test('per address: the 6th attempt from one address is 429, another address gets through', async () => {
     const limited = await startApp({ LOGIN_LIMIT_PER_ADDRESS: '5' });
     try {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { DomainError } from '../shared/errors.js';
@@ -34,7 +35,7 @@ export class LoginThrottle {
     const blocked = await this.perAccount.get(keyOf(account, address));
     if (blocked && blocked.remainingPoints <= 0) throw limited(blocked);
     try {
-      await this.perAddress.consume(address);
+      await this.perAddress.consume(bounded(address));
     } catch (res) {
       if (res instanceof RateLimiterRes) throw limited(res);
       throw res;
@@ -50,7 +51,16 @@ export class LoginThrottle {
   }
 }
 
-const keyOf = (account: string, address: string) => `${account}|${address}`.slice(0, 250);
+/**
+ * A counter's key within login_throttle's varchar(255), the store's own prefix (`account:`) included:
+ * a long one (a 255-character login, a long X-Forwarded-For) is its start and its sha256, so two
+ * long logins never share a counter and none is a 500.
+ */
+function bounded(key: string): string {
+  return key.length <= 200 ? key : `${key.slice(0, 100)}#${createHash('sha256').update(key).digest('hex')}`;
+}
+
+const keyOf = (account: string, address: string) => bounded(`${account}|${address}`);
 
 function limited(res: RateLimiterRes): DomainError {
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
