@@ -18,7 +18,7 @@ import { renavamCheckDigit } from '../src/transit/vehicle.rules.js';
  * types and nulls for every field of the request body schema, bodies that are not objects, bad path
  * ids, Idempotency-Key on POSTs. No answer may be a 5xx; every error answer is `{"error", "detail"}`.
  *
- * Bounded (~2,100 requests, ~30 s): each operation gets the fixed classes, some turning from one
+ * Bounded (~2,200 requests, ~25-45 s): each operation gets the fixed classes, some turning from one
  * operation to the next, plus a few fc.sample'd mutations of its real fields with a fixed seed, sent
  * four at a time. FUZZ_EXHAUSTIVE=1 sends every field every bad value of its type instead.
  */
@@ -239,6 +239,7 @@ interface Probe {
   idempotencyKey?: string;
   /** Sent twice with the same key (the replay answers too). */
   replay?: boolean;
+  headers?: Record<string, string>;
 }
 
 const RAW_MARK = '__fuzz_raw_7f3a_';
@@ -442,6 +443,8 @@ function probesOf(op: Operation, index: number, resolve: (s: Schema | undefined)
       every('field null', () => null, top);
       every('field of a wrong type', (f) => wrongTypeFor(f.schema).make(), top);
       every('string field NUL or of 300 characters', (f) => (strings.indexOf(f) % 2 ? LONG_300 : NUL).make(), strings);
+      // The longest the boundary lets through: a narrower column or key behind it would be a 500.
+      every('string field of 255 characters', () => '9'.repeat(255), strings);
       // In every free-text field at once (not ids, dates, enums, tag codes or a GeoJSON type, which refuse it first), nested ones too.
       const texts = fields.filter((f) => typeOf(f.schema) === 'string' && !f.schema.enum && !f.schema.format && !/(^|_)id$|^ts_|^type$|tag_code$|^str_(begin|finish)$/.test(String(f.path[f.path.length - 1])));
       every('free-text field with a lone surrogate', () => 'a\ud800b', texts);
@@ -464,6 +467,8 @@ function probesOf(op: Operation, index: number, resolve: (s: Schema | undefined)
     }
     // Without a session.
     add({ label: 'NUL body without a session', body: nulBody, auth: 'none', ...(isPost ? { idempotencyKey: key() } : {}) });
+    // Operations open to anyone, from a client address of 300 characters (X-Forwarded-For: the service trusts its proxy here).
+    if (!op.auth) add({ label: 'X-Forwarded-For of 300 characters', body: base, auth: 'none', headers: { 'x-forwarded-for': `2001:db8::${'0'.repeat(290)}` } });
 
     if (fields.length && EXHAUSTIVE) {
       for (const f of fields) {
@@ -590,7 +595,7 @@ function problemsOf(res: Reply): string[] {
 }
 
 async function send(p: Probe): Promise<string[]> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...p.headers };
   let token: string | undefined;
   if (p.auth === 'caller') token = p.op.auth && endsSessions(p.op) ? await freshSession() : caller.access;
   if (p.auth === 'garbage') headers.authorization = p.garbage!;
