@@ -28,25 +28,25 @@ export class GtaResponsibleUser {
 export class Gta {
   @Field(() => UUID) id!: string;
   @Field(() => String, { description: 'The GTA number' }) str_code!: string;
-  @Field(() => Int) int_animal_quantity!: number;
+  @Field(() => Int, { nullable: true, description: 'Null while a GTA the state notified is incomplete' }) int_animal_quantity!: number | null;
   @Field(() => String, { nullable: true }) str_federative_unit!: string | null;
   @Field(() => String, { nullable: true }) str_series!: string | null;
   @Field(() => GtaStatusEnum) str_status!: string;
-  @Field(() => GtaPurposeEnum) str_purpose!: string;
+  @Field(() => GtaPurposeEnum, { nullable: true }) str_purpose!: string | null;
   @Field(() => GtaSpeciesEnum) str_species!: string;
   @Field(() => String, { nullable: true, description: "The state's id_gta" }) str_external_id!: string | null;
-  @Field(() => UUID, { description: "The origin establishment's organization" }) organization_id!: string;
-  @Field(() => UUID) from_control_unit_id!: string;
-  @Field(() => UUID) to_control_unit_id!: string;
-  @Field(() => UUID) from_establishment_id!: string;
-  @Field(() => UUID) to_establishment_id!: string;
-  @Field(() => ControlUnit) from_control_unit!: ControlUnit;
-  @Field(() => ControlUnit) to_control_unit!: ControlUnit;
-  @Field(() => EstablishmentUnrestricted, { description: 'Public fields: the destination is often another organization' }) from_establishment!: EstablishmentUnrestricted;
-  @Field(() => EstablishmentUnrestricted, { description: 'Public fields: the destination is often another organization' }) to_establishment!: EstablishmentUnrestricted;
+  @Field(() => UUID, { nullable: true, description: "The origin establishment's organization" }) organization_id!: string | null;
+  @Field(() => UUID, { nullable: true }) from_control_unit_id!: string | null;
+  @Field(() => UUID, { nullable: true }) to_control_unit_id!: string | null;
+  @Field(() => UUID, { nullable: true }) from_establishment_id!: string | null;
+  @Field(() => UUID, { nullable: true }) to_establishment_id!: string | null;
+  @Field(() => ControlUnit, { nullable: true }) from_control_unit!: ControlUnit | null;
+  @Field(() => ControlUnit, { nullable: true }) to_control_unit!: ControlUnit | null;
+  @Field(() => EstablishmentUnrestricted, { description: 'Public fields: the destination is often another organization' }) from_establishment!: EstablishmentUnrestricted | null;
+  @Field(() => EstablishmentUnrestricted, { description: 'Public fields: the destination is often another organization' }) to_establishment!: EstablishmentUnrestricted | null;
   @Field(() => GtaResponsibleUser, { nullable: true }) responsible_user!: GtaResponsibleUser | null;
   @Field(() => DateTime) ts_issued_at!: Date;
-  @Field(() => DateTime) ts_valid_until!: Date;
+  @Field(() => DateTime, { nullable: true }) ts_valid_until!: Date | null;
   @Field(() => DateTime) ts_created_at!: Date;
   @Field(() => DateTime) ts_updated_at!: Date;
 }
@@ -67,24 +67,24 @@ export class GtaFieldsResolver {
     return effectiveStatus(g);
   }
 
-  @FieldResolver(() => ControlUnit)
-  from_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
-    return ctx.loaders.unrestrictedControlUnitById.load(g.from_control_unit_id);
+  @FieldResolver(() => ControlUnit, { nullable: true })
+  async from_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return g.from_control_unit_id ? ctx.loaders.unrestrictedControlUnitById.load(g.from_control_unit_id) : null;
   }
 
-  @FieldResolver(() => ControlUnit)
-  to_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
-    return ctx.loaders.unrestrictedControlUnitById.load(g.to_control_unit_id);
+  @FieldResolver(() => ControlUnit, { nullable: true })
+  async to_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+    return g.to_control_unit_id ? ctx.loaders.unrestrictedControlUnitById.load(g.to_control_unit_id) : null;
   }
 
-  @FieldResolver(() => EstablishmentUnrestricted)
-  from_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<EstablishmentRow | null> {
-    return ctx.loaders.unrestrictedEstablishmentById.load(g.from_establishment_id);
+  @FieldResolver(() => EstablishmentUnrestricted, { nullable: true })
+  async from_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<EstablishmentRow | null> {
+    return g.from_establishment_id ? ctx.loaders.unrestrictedEstablishmentById.load(g.from_establishment_id) : null;
   }
 
-  @FieldResolver(() => EstablishmentUnrestricted)
-  to_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<EstablishmentRow | null> {
-    return ctx.loaders.unrestrictedEstablishmentById.load(g.to_establishment_id);
+  @FieldResolver(() => EstablishmentUnrestricted, { nullable: true })
+  async to_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<EstablishmentRow | null> {
+    return g.to_establishment_id ? ctx.loaders.unrestrictedEstablishmentById.load(g.to_establishment_id) : null;
   }
 
   @FieldResolver(() => GtaResponsibleUser, { nullable: true })

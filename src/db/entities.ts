@@ -19,5 +19,8 @@ import { TagsIdentification } from '../tags/tags-identification.entity.js';
 import { TagsReplacement } from '../tags/tags-replacement.entity.js';
 import { TagsWriteoff } from '../tags/tags-writeoff.entity.js';
 import { Animal } from '../animals/animal.entity.js';
+import { AnimalsEgress } from '../movements/animals-egress.entity.js';
+import { AnimalsIngress } from '../movements/animals-ingress.entity.js';
+import { Occurrence } from '../movements/occurrence.entity.js';
 
-export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal];
+export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence];

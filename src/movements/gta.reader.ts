@@ -21,6 +21,6 @@ export const gtaSource: Source = {
 /** SQL condition on alias "g": the GTAs that read as `status` (EXPIRED is an ISSUED GTA past ts_valid_until, and ISSUED excludes those). */
 export function gtaStatusCondition(status: GtaStatus): Scope {
   if (status === 'EXPIRED') return { sql: "g.str_status = 'ISSUED' and g.ts_valid_until < now()", params: [] };
-  if (status === 'ISSUED') return { sql: "g.str_status = 'ISSUED' and g.ts_valid_until >= now()", params: [] };
+  if (status === 'ISSUED') return { sql: "g.str_status = 'ISSUED' and (g.ts_valid_until is null or g.ts_valid_until >= now())", params: [] };
   return { sql: 'g.str_status = ?', params: [status] };
 }

@@ -5,9 +5,9 @@ export type StoredGtaStatus = Exclude<GtaStatus, 'EXPIRED'>;
 export const GTA_PURPOSES = ['SLAUGHTER', 'FATTENING', 'BREEDING', 'EXHIBITION', 'AUCTION', 'OTHER'] as const;
 export const GTA_SPECIES = ['BOVINE', 'BUBALINE'] as const;
 
-/** DOMAIN.md: an ISSUED GTA whose ts_valid_until has passed unused reads as EXPIRED. */
-export function effectiveStatus(g: { str_status: string; ts_valid_until: Date | string }, now: Date = new Date()): GtaStatus {
-  if (g.str_status === 'ISSUED' && new Date(g.ts_valid_until).getTime() < now.getTime()) return 'EXPIRED';
+/** DOMAIN.md: an ISSUED GTA whose ts_valid_until has passed unused reads as EXPIRED (a notified GTA without one does not expire until completed). */
+export function effectiveStatus(g: { str_status: string; ts_valid_until: Date | string | null }, now: Date = new Date()): GtaStatus {
+  if (g.str_status === 'ISSUED' && g.ts_valid_until !== null && new Date(g.ts_valid_until).getTime() < now.getTime()) return 'EXPIRED';
   return g.str_status as GtaStatus;
 }
 

@@ -70,19 +70,22 @@ export async function appendEvents(em: EntityManager, events: EventInput[]): Pro
     [streams],
   );
   const prevOf = new Map(heads.map((h) => [h.stream, h.str_hash ?? GENESIS]));
-  const params: unknown[] = [];
-  const tuples: string[] = [];
+  const records: unknown[] = [];
   for (const row of rows) {
     const stream = streamOf(row.recordType, row.recordId);
     const prev = prevOf.get(stream) ?? GENESIS;
     const hash = hashOf(prev, row);
-    params.push(row.id, row.type, row.recordType, row.recordId, row.actorId, row.occurredAt, row.payload, prev, hash);
-    tuples.push('(?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    records.push({ id: row.id, t: row.type, rt: row.recordType, rid: row.recordId, a: row.actorId, at: row.occurredAt, p: row.payload, prev, h: hash });
     prevOf.set(stream, hash);
   }
+  // One parameter however many events (a reconciliation of thousands of animals stays one statement).
+  // Rows are inserted in array order (ordinality), so each stream's seq follows its chain.
   await em.execute(
-    `insert into event (id, str_type, str_record_type, record_id, actor_id, ts_occurred_at, str_payload, str_prev_hash, str_hash) values ${tuples.join(', ')}`,
-    params,
+    `insert into event (id, str_type, str_record_type, record_id, actor_id, ts_occurred_at, str_payload, str_prev_hash, str_hash)
+     select x.id, x.t, x.rt, x.rid, x.a, x.at, x.p, x.prev, x.h
+       from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, t text, rt text, rid uuid, a uuid, at timestamptz, p text, prev text, h text)) with ordinality as x(id, t, rt, rid, a, at, p, prev, h, n)
+      order by x.n`,
+    [JSON.stringify(records)],
   );
 }
 

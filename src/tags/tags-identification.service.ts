@@ -3,6 +3,7 @@ import type { Actor } from '../identity/actor.js';
 import { User } from '../identity/user.entity.js';
 import { userPolicy } from '../identity/user.policy.js';
 import { DomainError } from '../shared/errors.js';
+import { openStays } from '../animals/stays.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import { newId } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
@@ -149,6 +150,7 @@ export class TagsIdentificationService {
          from jsonb_to_recordset(?::jsonb) as x(tag_id uuid, animal_id uuid) where t.id = x.tag_id and t.str_status in (${fromStatusesSql('apply')})`,
       [JSON.stringify(animals.map((a, i) => ({ tag_id: tags[i]!.id, animal_id: a.id })))],
     );
+    await openStays(tx, animals.map((a) => a.id), { column: 'ts_identified_at' });
     const refs = { organization_id: establishment.organization_id, establishment_id: establishment.id, control_unit_id: unit.id };
     const events: EventInput[] = [
       {

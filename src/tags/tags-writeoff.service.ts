@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import { oneOf } from '../places/establishment.rules.js';
+import { closeStays } from '../animals/stays.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
@@ -131,6 +132,7 @@ export class TagsWriteoffService {
       );
       // Another writer moved an animal between the lock on its tag and here.
       if (ended.length !== applied.length) throw animalStateError(`${w.reason} ends animals in ACTIVE at the unit`, ENDABLE_ANIMAL_STATUSES, []);
+      await closeStays(tx, ended.map((r) => r.id), now);
     }
     const boxes = await settleBoxes(tx, ids, now);
     const refs = { organization_id: work.establishment.organization_id, establishment_id: work.establishment.id, control_unit_id: unitId };

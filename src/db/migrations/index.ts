@@ -9,6 +9,7 @@ import { Migration0008Tags } from './Migration0008Tags.js';
 import { Migration0009EventStreams } from './Migration0009EventStreams.js';
 import { Migration0010LoginThrottle } from './Migration0010LoginThrottle.js';
 import { Migration0011CreateResponses } from './Migration0011CreateResponses.js';
+import { Migration0012Movements } from './Migration0012Movements.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -23,4 +24,5 @@ export const migrationsList = [
   { name: 'Migration0009EventStreams', class: Migration0009EventStreams },
   { name: 'Migration0010LoginThrottle', class: Migration0010LoginThrottle },
   { name: 'Migration0011CreateResponses', class: Migration0011CreateResponses },
+  { name: 'Migration0012Movements', class: Migration0012Movements },
 ];
