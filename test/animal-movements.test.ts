@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mustPost, startApp, type TestApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
-import { member } from './helpers/factories.js';
+import { member, official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
 import { makeCounty, type TestCounty } from './helpers/places.js';
@@ -263,5 +263,40 @@ describe('who may see and work movements', () => {
     expect(await count(app, 'animals_egress_tag r join animals_egress e on e.id = r.animals_egress_id where e.from_control_unit_id = ?', [farm.unit.unitId])).toBe(1);
     const events = await eventsOf(app, 'AnimalsEgress', body.id);
     expect(events.map((ev) => ev.str_type)).toEqual(['ANIMALS_EGRESS_CREATED', 'ANIMALS_EGRESS_READ']);
+  });
+});
+
+describe('the state integration: GTAs notified bare, saida_animais and entrada_animais', () => {
+  test('a GTA notified with the four documented fields is completed by the egress that uses it; saida/entrada answer by uuid and by id_gta, in the caller UF only', async () => {
+    const farm = await holding(app, county, 'FARM');
+    const feedlot = await holding(app, county, 'FEEDLOT');
+    const { codes } = await stockAnimals(app, farm.unit.unitId, 2);
+    const state = await official(app, county.id, 'INTEGRATION');
+    const idGta = `SEFAZ-${randomUUID().slice(0, 8)}`;
+    const notified = await app.call('POST', '/api/v1/gta/notificar', { token: state.access, body: { ds_serie_gta: 'A', ds_uf: county.str_federative_unit, id_gta: idGta, nr_gta: `${Math.floor(Math.random() * 1e9)}` } });
+    expect(notified.status).toBe(201);
+    const gtaId = notified.body.data.id;
+    const e = (await mustPost(app, '/api/v1/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, to_control_unit_id: feedlot.unit.unitId, gta_id: gtaId, tags: codes.map((c) => egressRead(c)) })).body.data;
+    expect((await app.call('POST', `/api/v1/animals-egress/${e.id}/finish`, { token: farm.owner.access })).status).toBe(200);
+    const [gta] = await rows<Record<string, unknown>>(app, 'select * from gta where id = ?', [gtaId]);
+    expect(gta).toMatchObject({ str_status: 'IN_USE', from_control_unit_id: farm.unit.unitId, to_control_unit_id: feedlot.unit.unitId, int_animal_quantity: 2, organization_id: farm.owner.org.id });
+
+    for (const id of [e.id, idGta]) {
+      const saida = await app.call('GET', `/api/v1/saida_animais/${id}`, { token: state.access });
+      expect(saida.status).toBe(200);
+      expect(saida.body.data).toMatchObject({ id: e.id, str_status: 'FINISHED', int_tag_count: 2 });
+    }
+    const i = (await mustPost(app, '/api/v1/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gtaId }], tags: codes.map((c) => ingressRead(c)) })).body.data;
+    await app.call('POST', `/api/v1/animals-ingress/${i.id}/finish`, { token: feedlot.owner.access });
+    for (const id of [i.id, idGta]) {
+      const entrada = await app.call('GET', `/api/v1/entrada_animais/${id}`, { token: state.access });
+      expect(entrada.status).toBe(200);
+      expect(entrada.body.data).toMatchObject({ id: i.id, str_status: 'RECEIVED', gtas: [expect.objectContaining({ gta_id: gtaId, str_external_id: idGta })] });
+    }
+    let elsewhere = await makeCounty(app);
+    while (elsewhere.str_federative_unit === county.str_federative_unit) elsewhere = await makeCounty(app);
+    const stranger = await official(app, elsewhere.id, 'INTEGRATION');
+    expect((await app.call('GET', `/api/v1/saida_animais/${idGta}`, { token: stranger.access })).status).toBe(404);
+    expect((await app.call('GET', `/api/v1/entrada_animais/${i.id}`, { token: stranger.access })).status).toBe(404);
   });
 });
