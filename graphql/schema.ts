@@ -1,3 +1,4 @@
+import { AnimalStayFieldsResolver } from './animals/animal-stay.type.js';
 import { AnimalsEgressResolver } from './movements/animals-egress.resolver.js';
 import { AnimalsEgressFieldsResolver } from './movements/animals-egress.type.js';
 import { AnimalsIngressResolver } from './movements/animals-ingress.resolver.js';
@@ -83,7 +84,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       TagsReplacementResolver, TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver,
       TagsWriteoffResolver, TagsWriteoffFieldsResolver,
       AnimalsEgressResolver, AnimalsEgressFieldsResolver, AnimalsEgressTagFieldsResolver,
-      AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver],
+      AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver],
     validate: false,
   });
   return built;

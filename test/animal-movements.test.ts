@@ -300,3 +300,33 @@ describe('the state integration: GTAs notified bare, saida_animais and entrada_a
     expect((await app.call('GET', `/api/v1/entrada_animais/${i.id}`, { token: stranger.access })).status).toBe(404);
   });
 });
+
+describe('GraphQL: movements with their relations, batched', () => {
+  test('egresses with units, GTA, operator and reads → animals → stays: statements do not grow with the rows', async () => {
+    const farm = await holding(app, county, 'FARM');
+    const feedlot = await holding(app, county, 'FEEDLOT');
+    const { codes, animalIds } = await stockAnimals(app, farm.unit.unitId, 6);
+    const gta = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 6);
+    for (let k = 0; k < 3; k++) {
+      const e = (await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, to_control_unit_id: feedlot.unit.unitId, gta_id: gta.id, tags: codes.slice(2 * k, 2 * k + 2).map((c) => egressRead(c)) })).body.data;
+      if (k === 0) await app.call('POST', `/api/animals-egress/${e.id}/finish`, { token: farm.owner.access });
+    }
+    const query = (n: number) => `{ animalsEgresses(page: {int_max_results: ${n}}) { data { id str_status str_from_control_unit_code str_to_establishment_name gta { str_code str_status } operator_user { str_name }
+      tags { str_tag_code ts_egress_at geo_egress { coordinates } animal { id str_status stays { control_unit { str_code } ts_from ts_to gta_id } } } } } }`;
+    const one = await app.graphql(query(1), {}, farm.owner.access);
+    const all = await app.graphql(query(3), {}, farm.owner.access);
+    expect(all.body.errors).toBeUndefined();
+    const page = all.body.data.animalsEgresses.data;
+    expect(page).toHaveLength(3);
+    const finished = page.find((e: { str_status: string }) => e.str_status === 'FINISHED');
+    expect(finished).toMatchObject({ str_from_control_unit_code: farm.unit.code, str_to_establishment_name: `FEEDLOT ${feedlot.unit.code}`, gta: { str_code: gta.str_code, str_status: 'IN_USE' }, operator_user: { str_name: farm.owner.user.str_name } });
+    expect(finished.tags.map((t: { str_tag_code: string }) => t.str_tag_code).sort()).toEqual(codes.slice(0, 2));
+    // Dispatched animals are still the farm's (their last unit) while in transit: their stay there closed under the GTA.
+    expect(finished.tags[0].animal.str_status).toBe('IN_TRANSIT');
+    expect(finished.tags[0].animal.stays).toEqual([expect.objectContaining({ control_unit: { str_code: farm.unit.code }, gta_id: gta.id, ts_to: expect.any(String) })]);
+    expect(all.sql).toBe(one.sql);
+    expect(all.sql).toBeLessThanOrEqual(6);
+    const animal = await app.graphql(`query($id: UUID!) { animal(id: $id) { stays { control_unit_id ts_to } } }`, { id: animalIds[5] }, farm.owner.access);
+    expect(animal.body.data.animal.stays).toEqual([{ control_unit_id: farm.unit.unitId, ts_to: null }]);
+  });
+});

@@ -1,4 +1,7 @@
-import { Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
+import type { Context } from '../context.js';
+import { Animal } from '../animals/animal.type.js';
+import type { Animal as AnimalRow } from '../../src/animals/animal.entity.js';
 import { GeoPoint, GeoPointInput } from '../places/establishment.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import type { MovementReadRow } from '../../src/movements/animals-egress.reader.js';
@@ -8,6 +11,7 @@ import { geoPointOf } from '../../src/places/establishment.rules.js';
 export class AnimalsEgressTag {
   @Field(() => UUID) id!: string;
   @Field(() => UUID, { nullable: true }) animal_id!: string | null;
+  @Field(() => Animal, { nullable: true, description: 'The animal read, when the caller sees it now (where it is)' }) animal!: Animal | null;
   @Field(() => UUID, { nullable: true, description: "The animal's tag when read" }) tag_id!: string | null;
   @Field(() => String, { nullable: true }) str_tag_code!: string | null;
   @Field(() => String, { nullable: true }) str_rod_code!: string | null;
@@ -20,6 +24,7 @@ export class AnimalsEgressTag {
 export class AnimalsIngressTag {
   @Field(() => UUID) id!: string;
   @Field(() => UUID, { nullable: true }) animal_id!: string | null;
+  @Field(() => Animal, { nullable: true, description: 'The animal read, when the caller sees it now (where it is)' }) animal!: Animal | null;
   @Field(() => UUID, { nullable: true }) tag_id!: string | null;
   @Field(() => String, { nullable: true }) str_tag_code!: string | null;
   @Field(() => String, { nullable: true }) str_rod_code!: string | null;
@@ -30,6 +35,11 @@ export class AnimalsIngressTag {
 
 @Resolver(() => AnimalsEgressTag)
 export class AnimalsEgressTagFieldsResolver {
+  @FieldResolver(() => Animal, { nullable: true })
+  animal(@Root() r: MovementReadRow, @Ctx() ctx: Context): Promise<AnimalRow | null> | null {
+    return r.animal_id ? ctx.loaders.visibleAnimalById.load(r.animal_id) : null;
+  }
+
   @FieldResolver(() => DateTime, { nullable: true })
   ts_egress_at(@Root() r: MovementReadRow): Date | null {
     return r.ts_read_at;
@@ -43,6 +53,11 @@ export class AnimalsEgressTagFieldsResolver {
 
 @Resolver(() => AnimalsIngressTag)
 export class AnimalsIngressTagFieldsResolver {
+  @FieldResolver(() => Animal, { nullable: true })
+  animal(@Root() r: MovementReadRow, @Ctx() ctx: Context): Promise<AnimalRow | null> | null {
+    return r.animal_id ? ctx.loaders.visibleAnimalById.load(r.animal_id) : null;
+  }
+
   @FieldResolver(() => DateTime, { nullable: true })
   ts_ingress_at(@Root() r: MovementReadRow): Date | null {
     return r.ts_read_at;
