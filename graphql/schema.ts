@@ -1,3 +1,4 @@
+import { TraceResolver } from './movements/trace.type.js';
 import { AnimalStayFieldsResolver } from './animals/animal-stay.type.js';
 import { AnimalsEgressResolver } from './movements/animals-egress.resolver.js';
 import { AnimalsEgressFieldsResolver } from './movements/animals-egress.type.js';
@@ -84,7 +85,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       TagsReplacementResolver, TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver,
       TagsWriteoffResolver, TagsWriteoffFieldsResolver,
       AnimalsEgressResolver, AnimalsEgressFieldsResolver, AnimalsEgressTagFieldsResolver,
-      AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver],
+      AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver, TraceResolver],
     validate: false,
   });
   return built;
