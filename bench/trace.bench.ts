@@ -12,7 +12,6 @@
 import 'reflect-metadata';
 import type { Service } from '../src/server.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve } from './support.js';
-import { randomUUID } from 'node:crypto';
 
 const ANIMALS = Number(process.env.BENCH_TRACE_ANIMALS ?? 1_000_000);
 const ESTABLISHMENTS = Number(process.env.BENCH_TRACE_ESTABLISHMENTS ?? 20_000);
