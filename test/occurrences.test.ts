@@ -10,7 +10,7 @@ import { eventsOf } from './helpers/tags-out.js';
 let app: TestApp;
 let county: TestCounty;
 beforeAll(async () => {
-  app = await startApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  app = await startApp();
   county = await makeCounty(app);
 });
 afterAll(() => app.close());
@@ -209,7 +209,8 @@ describe('refusals', () => {
       expect((await post(who.access, { str_type: 'TAG_LOST', control_unit_id: unit.unitId })).status).toBe(403);
       for (const action of ['resolve', 'dismiss']) expect((await resolve(who.access, o.id, 'x', action)).status).toBe(403);
     }
-    for (const text of [undefined, '', '   ']) expectRefused(await resolve(owner.access, o.id, text), 'VALIDATION_FAILED', { fields: { str_resolution: ['is required'] } });
+    for (const text of [null, '', '   ']) expectRefused(await resolve(owner.access, o.id, text), 'VALIDATION_FAILED', { fields: { str_resolution: ['is required'] } });
+    expectRefused(await app.call('POST', `/api/occurrences/${o.id}/dismiss`, { token: owner.access }), 'VALIDATION_FAILED', { fields: { str_resolution: ['is required'] } });
     const operator = await member(app, 'OPERATOR', owner.org);
     expectStatus(await resolve(operator.access, o.id, 'Achada pelo peão'), 200);
     expect((await animal(animalIds[0]!)).str_status).toBe('ACTIVE');

@@ -21,8 +21,8 @@ const PRESENT = "('ACTIVE','MISSING')";
  * that ever stood in it (its stays) takes again the worst status over every establishment it has
  * stood in. One statement however many animals: it finds them by the stays' establishment index,
  * recomputes, updates only those whose status changes, and answers per current holding. Then one
- * SOCIOENVIRONMENTAL_ALERT per holding whose present animals got worse (one statement), and one
- * event on the establishment with the counts: not one event per animal (100,000 animals would be
+ * SOCIOENVIRONMENTAL_ALERT per holding whose present animals got worse (one statement), and, when
+ * any animal changed, one event on the establishment with the counts: not one event per animal (100,000 animals would be
  * 100,000 events in one transaction); the establishment's event is where an animal's history
  * points for this change.
  */
@@ -65,6 +65,8 @@ export async function propagateSocio(
       ts_occurred_at: now,
     }));
   const raised = await raiseOccurrences(tx, actorId, alerts);
+  // No animal's status changed: nothing to record (an establishment that never held animals, or only ones worse elsewhere).
+  if (!sum('int_changed')) return [];
   return [
     {
       type: 'ESTABLISHMENT_ANIMALS_SOCIOENVIRONMENTAL_RECOMPUTED',

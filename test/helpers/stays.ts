@@ -1,17 +1,10 @@
 import type { TestApp } from './app.js';
 import { stockAnimals } from './tags.js';
 
-/**
- * `n` ACTIVE animals at the unit (stockAnimals), each with an open stay there since `since`,
- * written straight to the database (set-up for occurrences and the socio-environmental status).
- */
+/** `n` ACTIVE animals at the unit (stockAnimals, with their open stays there), staying since `since` (set-up for occurrences and the socio-environmental status). */
 export async function animalsStaying(app: TestApp, unitId: string, n: number, since = new Date(Date.now() - 86_400_000)) {
   const stock = await stockAnimals(app, unitId, n);
-  await app.service.orm.em.fork().execute(
-    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from)
-     select a.id, a.last_control_unit_id, cu.establishment_id, ? from animal a join control_unit cu on cu.id = a.last_control_unit_id where a.id = any(array[?]::uuid[])`,
-    [since, stock.animalIds],
-  );
+  await app.service.orm.em.fork().execute('update animal_stay set ts_from = ? where animal_id = any(array[?]::uuid[])', [since, stock.animalIds]);
   return stock;
 }
 
