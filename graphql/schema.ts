@@ -45,6 +45,8 @@ import { TagsReplacementResolver } from './tags/tags-replacement.resolver.js';
 import { TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver } from './tags/tags-replacement.type.js';
 import { TagsWriteoffResolver } from './tags/tags-writeoff.resolver.js';
 import { TagsWriteoffFieldsResolver } from './tags/tags-writeoff.type.js';
+import { OccurrenceResolver } from './movements/occurrence.resolver.js';
+import { OccurrenceFieldsResolver } from './movements/occurrence.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -85,7 +87,8 @@ export function getSchema(): Promise<GraphQLSchema> {
       TagsReplacementResolver, TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver,
       TagsWriteoffResolver, TagsWriteoffFieldsResolver,
       AnimalsEgressResolver, AnimalsEgressFieldsResolver, AnimalsEgressTagFieldsResolver,
-      AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver, TraceResolver],
+      AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver, TraceResolver,
+      OccurrenceResolver, OccurrenceFieldsResolver],
     validate: false,
   });
   return built;

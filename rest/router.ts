@@ -22,6 +22,7 @@ import { tagsOutRoutes } from './tags-out.routes.js';
 import { animalMovementRoutes } from './animal-movements.routes.js';
 import { traceRoutes } from './trace.routes.js';
 import { streamCsv } from './csv-stream.js';
+import { occurrenceRoutes } from './occurrences.routes.js';
 import { absentRelationsRemover } from './absent-relations.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
@@ -30,7 +31,8 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 /** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes,
   ...tagsTransferRoutes,
-  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes];
+  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes,
+  ...occurrenceRoutes];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -26,6 +26,7 @@ import { TagsWriteoffService } from './tags/tags-writeoff.service.js';
 import { AnimalsEgressService } from './movements/animals-egress.service.js';
 import { AnimalsIngressService } from './movements/animals-ingress.service.js';
 import { TraceService } from './movements/trace.service.js';
+import { OccurrenceService } from './movements/occurrence.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -51,6 +52,7 @@ export interface Core {
   animalsEgresses: AnimalsEgressService;
   animalsIngresses: AnimalsIngressService;
   trace: TraceService;
+  occurrences: OccurrenceService;
 }
 
 /** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -72,5 +74,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     animalsEgresses: new AnimalsEgressService(),
     animalsIngresses: new AnimalsIngressService(),
     trace: new TraceService(),
+    occurrences: new OccurrenceService(),
   };
 }
