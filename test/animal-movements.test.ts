@@ -221,6 +221,33 @@ describe('refusals and cancel', () => {
   });
 });
 
+describe('a missing animal found', () => {
+  test('resolving MISSING_ON_ARRIVAL receives the animal at the destination and the GTA becomes RECEIVED; dismissing changes nothing', async () => {
+    const farm = await holding(app, county, 'FARM');
+    const feedlot = await holding(app, county, 'FEEDLOT');
+    const { codes, animalIds } = await stockAnimals(app, farm.unit.unitId, 3);
+    const gta = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 3);
+    const e = (await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, gta_id: gta.id, tags: codes.map((c) => egressRead(c)) })).body.data;
+    await app.call('POST', `/api/animals-egress/${e.id}/finish`, { token: farm.owner.access });
+    const i = (await mustPost(app, '/api/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gta.id }], tags: [ingressRead(codes[0]!)] })).body.data;
+    await app.call('POST', `/api/animals-ingress/${i.id}/finish`, { token: feedlot.owner.access });
+    const missing = await rows<{ id: string; animal_id: string }>(app, "select id, animal_id from occurrence where animals_ingress_id = ? and str_type = 'MISSING_ON_ARRIVAL' order by animal_id", [i.id]);
+    expect(missing.map((m) => m.animal_id).sort()).toEqual([animalIds[1], animalIds[2]].sort());
+    const dismissed = await app.call('POST', `/api/occurrences/${missing[0]!.id}/dismiss`, { token: feedlot.owner.access, body: { str_resolution: 'not on this truck' } });
+    expect(dismissed.status).toBe(200);
+    expect(await animal(missing[0]!.animal_id)).toMatchObject({ str_status: 'IN_TRANSIT', last_control_unit_id: farm.unit.unitId });
+    const resolved = await app.call('POST', `/api/occurrences/${missing[1]!.id}/resolve`, { token: feedlot.owner.access, body: { str_resolution: 'found behind the corral' } });
+    expect(resolved.status).toBe(200);
+    expect(await animal(missing[1]!.animal_id)).toMatchObject({ str_status: 'ACTIVE', last_control_unit_id: feedlot.unit.unitId });
+    expect(await stays(missing[1]!.animal_id)).toEqual([{ control_unit_id: farm.unit.unitId, open: false }, { control_unit_id: feedlot.unit.unitId, open: true }]);
+    // One animal is still in transit (dismissed): the GTA is not fully received.
+    expect(await gtaStatus(gta.id)).toBe('IN_USE');
+    const last = (await mustPost(app, '/api/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gta.id }], tags: [ingressRead(codes.find((_, k) => animalIds[k] === missing[0]!.animal_id)!)] })).body.data;
+    expect((await app.call('POST', `/api/animals-ingress/${last.id}/finish`, { token: feedlot.owner.access })).body.data.str_status).toBe('RECEIVED');
+    expect(await gtaStatus(gta.id)).toBe('RECEIVED');
+  });
+});
+
 describe('who may see and work movements', () => {
   test('an invitee with an accepted INGRESS invite to the destination unit reads and receives that movement and nothing else; a VIEWER may not work', async () => {
     const farm = await holding(app, county, 'FARM');

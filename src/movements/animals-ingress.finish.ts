@@ -79,7 +79,7 @@ export async function finishIngress(tx: EntityManager, actor: Actor, ingress: An
   }
   const refs = { organization_id: establishment.organization_id, to_control_unit_id: unit.id, animals_ingress_id: ingress.id };
   const occurrenceEvents = await raiseOccurrences(tx, actor.userId, occurrences);
-  const settled = await settleGtas(tx, actor, gtaIds, refs);
+  const settled = await settleGtas(tx, actor.userId, gtaIds, refs);
 
   const diverges = missing.length > 0 || unexpected.length > 0 || registered.length > 0 || countDiverges;
   Object.assign(ingress, {

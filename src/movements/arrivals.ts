@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStays } from '../animals/stays.js';
-import type { Actor } from '../identity/actor.js';
 import type { EventInput } from '../shared/events.js';
 import { socioOfRank, socioRank } from './movement.rules.js';
 
@@ -35,7 +34,7 @@ export async function arrive(tx: EntityManager, animalIds: string[], to: Destina
  * GTAs whose every dispatched animal has arrived become RECEIVED, and so do their egresses:
  * two statements however many. Returns their events.
  */
-export async function settleGtas(tx: EntityManager, actor: Actor, gtaIds: string[], refs: Record<string, unknown>): Promise<EventInput[]> {
+export async function settleGtas(tx: EntityManager, actorId: string, gtaIds: string[], refs: Record<string, unknown>): Promise<EventInput[]> {
   if (!gtaIds.length) return [];
   const now = new Date();
   const gtas = await tx.execute<{ id: string }[]>(
@@ -51,7 +50,16 @@ export async function settleGtas(tx: EntityManager, actor: Actor, gtaIds: string
     ? await tx.execute<{ id: string; gta_id: string }[]>(`update animals_egress set str_status = 'RECEIVED', ts_updated_at = ? where gta_id = any(array[?]::uuid[]) and str_status = 'FINISHED' returning id, gta_id`, [now, received])
     : [];
   return [
-    ...received.map((id): EventInput => ({ type: 'GTA_RECEIVED', recordType: 'Gta', recordId: id, actorId: actor.userId, payload: { changes: { str_status: 'RECEIVED' }, refs } })),
-    ...egresses.map((e): EventInput => ({ type: 'ANIMALS_EGRESS_RECEIVED', recordType: 'AnimalsEgress', recordId: e.id, actorId: actor.userId, payload: { changes: { str_status: 'RECEIVED' }, refs: { ...refs, gta_id: e.gta_id } } })),
+    ...received.map((id): EventInput => ({ type: 'GTA_RECEIVED', recordType: 'Gta', recordId: id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs } })),
+    ...egresses.map((e): EventInput => ({ type: 'ANIMALS_EGRESS_RECEIVED', recordType: 'AnimalsEgress', recordId: e.id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs: { ...refs, gta_id: e.gta_id } } })),
   ];
+}
+
+/** Where a unit is, as a destination: one statement. */
+export async function destinationOf(tx: EntityManager, unitId: string): Promise<Destination> {
+  const [row] = await tx.execute<{ establishment_id: string; organization_id: string; socio: string }[]>(
+    'select e.id as establishment_id, e.organization_id, e.str_socioenvironmental_status as socio from control_unit cu join establishment e on e.id = cu.establishment_id where cu.id = ?',
+    [unitId],
+  );
+  return { unitId, establishmentId: row!.establishment_id, organizationId: row!.organization_id, socio: row!.socio };
 }

@@ -5,6 +5,7 @@ import { DomainError } from '../shared/errors.js';
 import type { EventInput } from '../shared/events.js';
 import type { Occurrence } from './occurrence.entity.js';
 import type { OccurrenceType } from './occurrence.rules.js';
+import { arrive, destinationOf, settleGtas } from './arrivals.js';
 
 /**
  * What an occurrence does to its animal (DOMAIN.md, "Animals": ACTIVE ⇄ MISSING, ACTIVE → DEAD).
@@ -53,10 +54,11 @@ export async function applyReport(tx: EntityManager, occurrence: Occurrence, ani
 
 /**
  * Closing an occurrence (RESOLVED or DISMISSED): a THEFT closed brings its MISSING animal back to
- * ACTIVE (found, or it was never stolen). Other types change nothing but the occurrence; a rule's
- * own effect on close (MISSING_ON_ARRIVAL) is added here by type.
+ * ACTIVE (found, or it was never stolen); a MISSING_ON_ARRIVAL resolved means the animal was found
+ * at the destination: it arrives there. Other types change nothing but the occurrence.
  */
 export async function applyClose(tx: EntityManager, occurrence: Occurrence, actorId: string, refs: Record<string, unknown>): Promise<EventInput[]> {
+  if (occurrence.str_type === 'MISSING_ON_ARRIVAL' && occurrence.str_status === 'RESOLVED' && occurrence.animal_id) return foundOnArrival(tx, occurrence, actorId, refs);
   if (occurrence.str_type !== 'THEFT' || !occurrence.animal_id) return [];
   const found = await tx.execute<{ id: string }[]>("update animal set str_status = 'ACTIVE', ts_updated_at = ? where id = ? and str_status = 'MISSING' returning id", [new Date(), occurrence.animal_id]);
   if (!found.length) return [];
@@ -69,4 +71,23 @@ export async function applyClose(tx: EntityManager, occurrence: Occurrence, acto
       payload: { changes: { str_status: { from: 'MISSING', to: 'ACTIVE' } }, refs: { ...refs, occurrence_id: occurrence.id, str_occurrence_status: occurrence.str_status } },
     },
   ];
+}
+
+/**
+ * A MISSING_ON_ARRIVAL resolved: the animal, still IN_TRANSIT, arrives at the occurrence's unit (the
+ * ingress's) now, as an ingress would receive it; its GTA becomes RECEIVED when nothing else is
+ * missing. Dismissed, nothing changes (it was not there: it stays IN_TRANSIT for the origin to cancel).
+ */
+async function foundOnArrival(tx: EntityManager, occurrence: Occurrence, actorId: string, refs: Record<string, unknown>): Promise<EventInput[]> {
+  const now = new Date();
+  const arrived = await arrive(tx, [occurrence.animal_id!], await destinationOf(tx, occurrence.control_unit_id), now, new Map(), occurrence.animals_ingress_id);
+  if (!arrived.size) return [];
+  const moved: EventInput = {
+    type: 'ANIMAL_RECEIVED',
+    recordType: 'Animal',
+    recordId: occurrence.animal_id!,
+    actorId,
+    payload: { changes: { str_status: 'ACTIVE', last_control_unit_id: occurrence.control_unit_id, str_socioenvironmental_status: arrived.get(occurrence.animal_id!) }, refs: { ...refs, occurrence_id: occurrence.id, gta_id: occurrence.gta_id, animals_ingress_id: occurrence.animals_ingress_id } },
+  };
+  return [moved, ...(occurrence.gta_id ? await settleGtas(tx, actorId, [occurrence.gta_id], refs) : [])];
 }
