@@ -233,6 +233,9 @@ describe('a missing animal found', () => {
     await app.call('POST', `/api/animals-ingress/${i.id}/finish`, { token: feedlot.owner.access });
     const missing = await rows<{ id: string; animal_id: string }>(app, "select id, animal_id from occurrence where animals_ingress_id = ? and str_type = 'MISSING_ON_ARRIVAL' order by animal_id", [i.id]);
     expect(missing.map((m) => m.animal_id).sort()).toEqual([animalIds[1], animalIds[2]].sort());
+    const viaGraphql = await app.graphql('query($id: UUID!) { animalsIngress(id: $id) { str_status gtas { gta_id } occurrences { str_type animal_id str_status } } }', { id: i.id }, feedlot.owner.access);
+    expect(viaGraphql.body.data.animalsIngress.occurrences.map((o: { animal_id: string }) => o.animal_id).sort()).toEqual([animalIds[1], animalIds[2]].sort());
+    expect(viaGraphql.body.data.animalsIngress.occurrences.every((o: { str_type: string; str_status: string }) => o.str_type === 'MISSING_ON_ARRIVAL' && o.str_status === 'OPEN')).toBe(true);
     const dismissed = await app.call('POST', `/api/occurrences/${missing[0]!.id}/dismiss`, { token: feedlot.owner.access, body: { str_resolution: 'not on this truck' } });
     expect(dismissed.status).toBe(200);
     expect(await animal(missing[0]!.animal_id)).toMatchObject({ str_status: 'IN_TRANSIT', last_control_unit_id: farm.unit.unitId });

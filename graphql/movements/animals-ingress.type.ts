@@ -8,6 +8,8 @@ import { asEnum } from '../shared/enums.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { Gta } from './gta.type.js';
+import { Occurrence } from './occurrence.type.js';
+import type { Occurrence as OccurrenceRow } from '../../src/movements/occurrence.entity.js';
 import { AnimalsIngressTag, AnimalsMovementTagInput } from './movement-read.type.js';
 import { movementLoaders } from './movements.loaders.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
@@ -44,6 +46,7 @@ export class AnimalsIngress {
   @Field(() => User, { nullable: true }) operator_user!: User | null;
   @Field(() => [AnimalsIngressGta]) gtas!: AnimalsIngressGta[];
   @Field(() => [AnimalsIngressTag], { description: 'The reads, in the order they happened' }) tags!: AnimalsIngressTag[];
+  @Field(() => [Occurrence], { description: 'What its reconciliation raised (MISSING_ON_ARRIVAL, UNEXPECTED_ANIMAL, COUNT_DIVERGENCE) and what people reported on it' }) occurrences!: Occurrence[];
   @Field(() => Int, { nullable: true, description: 'Reading off: the animals counted' }) int_animal_count!: number | null;
   @Field(() => Int, { nullable: true, description: 'On finish: the dispatched animals that arrived' }) int_received_count!: number | null;
   @Field(() => String, { nullable: true }) str_description!: string | null;
@@ -82,6 +85,11 @@ export class AnimalsIngressFieldsResolver {
   @FieldResolver(() => [AnimalsIngressTag])
   tags(@Root() i: AnimalsIngressRow, @Ctx() ctx: Context): Promise<MovementReadRow[]> {
     return movementLoaders(ctx).ingressReads.load(i.id);
+  }
+
+  @FieldResolver(() => [Occurrence])
+  occurrences(@Root() i: AnimalsIngressRow, @Ctx() ctx: Context): Promise<OccurrenceRow[]> {
+    return movementLoaders(ctx).ingressOccurrences.load(i.id);
   }
 }
 

@@ -1,5 +1,7 @@
 import DataLoader from 'dataloader';
-import type { Context } from '../context.js';
+import { requireActor, type Context } from '../context.js';
+import type { Occurrence } from '../../src/movements/occurrence.entity.js';
+import { occurrencesOfIngresses } from '../../src/movements/occurrence.reader.js';
 import { readsOf, type MovementReadRow } from '../../src/movements/animals-egress.reader.js';
 import { gtasOfIngresses, type IngressGtaRow } from '../../src/movements/animals-ingress.reader.js';
 
@@ -10,6 +12,8 @@ function create(ctx: Context) {
     egressReads: new DataLoader<string, MovementReadRow[]>((ids) => readsOf(db, 'animals_egress_tag', ids)),
     ingressReads: new DataLoader<string, MovementReadRow[]>((ids) => readsOf(db, 'animals_ingress_tag', ids)),
     ingressGtas: new DataLoader<string, IngressGtaRow[]>((ids) => gtasOfIngresses(db, ids)),
+    /** Scoped by the caller's policy on the occurrences' units. */
+    ingressOccurrences: new DataLoader<string, Occurrence[]>((ids) => occurrencesOfIngresses(db, requireActor(ctx), ids)),
   };
 }
 

@@ -1,4 +1,6 @@
-import type { Source, ToOne } from '../db/reader.js';
+import { groupedBy, read, type Source, type ToOne } from '../db/reader.js';
+import type { Db } from '../db/sql.js';
+import type { Occurrence } from './occurrence.entity.js';
 import type { Actor } from '../identity/actor.js';
 import { controlUnitSource } from '../places/control-unit.reader.js';
 import { controlUnitPolicy } from '../places/establishment.policy.js';
@@ -34,3 +36,13 @@ export const OCCURRENCE_SEARCH: SearchSpec = {
     establishment_id: { kind: 'uuid', sql: 'o.control_unit_id in (select fcu.id from control_unit fcu where fcu.establishment_id = ?)' },
   },
 };
+
+/** The occurrences each ingress raised (or that name it), oldest first, that the caller sees: one statement for any number of ingresses. */
+export async function occurrencesOfIngresses(db: Db, actor: Actor, ids: readonly string[]): Promise<Occurrence[][]> {
+  const scope = occurrenceScope(actor);
+  const { rows } = await read<Occurrence>(db, actor, occurrenceSource, {
+    where: { sql: `o.animals_ingress_id = any(?) and ${scope.sql}`, params: [ids, ...scope.params] },
+    orderBy: (a) => `${a}.ts_created_at, ${a}.id`,
+  });
+  return groupedBy(ids, rows, (o) => o.animals_ingress_id!);
+}
