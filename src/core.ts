@@ -25,6 +25,7 @@ import { TagsReplacementService } from './tags/tags-replacement.service.js';
 import { TagsWriteoffService } from './tags/tags-writeoff.service.js';
 import { AnimalsEgressService } from './movements/animals-egress.service.js';
 import { AnimalsIngressService } from './movements/animals-ingress.service.js';
+import { TravelService } from './transit/travel.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -49,6 +50,7 @@ export interface Core {
   tagsWriteoffs: TagsWriteoffService;
   animalsEgresses: AnimalsEgressService;
   animalsIngresses: AnimalsIngressService;
+  travels: TravelService;
 }
 
 /** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -69,5 +71,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     tagsWriteoffs: new TagsWriteoffService(),
     animalsEgresses: new AnimalsEgressService(),
     animalsIngresses: new AnimalsIngressService(),
+    travels: new TravelService(config.TRAVEL_MAX_HOURS),
   };
 }
