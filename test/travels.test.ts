@@ -36,7 +36,7 @@ interface Trip {
   animalIds: string[];
   /** An OPEN egress from the farm to the feedlot with the animals read. */
   egress: { id: string };
-  travel: Record<string, any>;
+  travel: Reply['body'];
 }
 
 /** A farm, a feedlot, a transporter with a truck, animals read into an OPEN egress under a GTA, and a PLANNED travel. */
@@ -63,7 +63,7 @@ const planOf = (t: Pick<Trip, 'farm' | 'feedlot' | 'driver' | 'vehicle'>, over: 
 const post = (path: string, token: string, body?: unknown) => app.call('POST', path, { token, body });
 const embark = (t: Trip, token: string, egressId: string, over: Record<string, unknown> = {}) => post(`/api/travels/${t.travel.id}/embarks`, token, { animals_egress_id: egressId, ts_embarked_at: ago(3 * HOUR), geo_location: at(), ...over });
 
-function expectError(res: Reply, error: string): Record<string, any> {
+function expectError(res: Reply, error: string): Reply['body'] {
   expect({ status: res.status, error: res.body?.error }).toEqual({ status: 422, error });
   return res.body.detail;
 }
