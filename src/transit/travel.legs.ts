@@ -44,7 +44,9 @@ export async function addEmbark(tx: EntityManager, actor: Actor, lock: () => Pro
       [id],
     );
     if (same) {
-      const replay = same.travel_id === travel.id && same.animals_egress_id === egress && new Date(same.ts_embarked_at).getTime() === at.getTime() && Number(same.lon) === where![0] && Number(same.lat) === where![1];
+      // A retry that left the time to the server is the same embark whenever it is sent.
+      const sameTime = !input.ts_embarked_at || new Date(same.ts_embarked_at).getTime() === at.getTime();
+      const replay = same.travel_id === travel.id && same.animals_egress_id === egress && sameTime && Number(same.lon) === where![0] && Number(same.lat) === where![1];
       if (replay) return { travel, events: [] };
       throw DomainError.conflict('id', 'is already taken by another embark');
     }
