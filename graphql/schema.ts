@@ -26,6 +26,8 @@ import { VehicleResolver } from './transit/vehicle.resolver.js';
 import { GtaResolver, IntegrationResolver } from './movements/gta.resolver.js';
 import { GtaFieldsResolver } from './movements/gta.type.js';
 import { VehicleFieldsResolver } from './transit/vehicle.type.js';
+import { TravelResolver } from './transit/travel.resolver.js';
+import { TravelEmbarkFieldsResolver, TravelFieldsResolver, TravelStopFieldsResolver } from './transit/travel.type.js';
 import { InviteResolver } from './access/invite.resolver.js';
 import { InviteFieldsResolver } from './access/invite.type.js';
 import { InviteRequestResolver } from './access/invite-request.resolver.js';
@@ -88,7 +90,8 @@ export function getSchema(): Promise<GraphQLSchema> {
       TagsWriteoffResolver, TagsWriteoffFieldsResolver,
       AnimalsEgressResolver, AnimalsEgressFieldsResolver, AnimalsEgressTagFieldsResolver,
       AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver, TraceResolver,
-      OccurrenceResolver, OccurrenceFieldsResolver],
+      OccurrenceResolver, OccurrenceFieldsResolver,
+      TravelResolver, TravelFieldsResolver, TravelEmbarkFieldsResolver, TravelStopFieldsResolver],
     validate: false,
   });
   return built;

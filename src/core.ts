@@ -27,6 +27,7 @@ import { AnimalsEgressService } from './movements/animals-egress.service.js';
 import { AnimalsIngressService } from './movements/animals-ingress.service.js';
 import { TraceService } from './movements/trace.service.js';
 import { OccurrenceService } from './movements/occurrence.service.js';
+import { TravelService } from './transit/travel.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -53,6 +54,7 @@ export interface Core {
   animalsIngresses: AnimalsIngressService;
   trace: TraceService;
   occurrences: OccurrenceService;
+  travels: TravelService;
 }
 
 /** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -75,5 +77,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     animalsIngresses: new AnimalsIngressService(),
     trace: new TraceService(),
     occurrences: new OccurrenceService(),
+    travels: new TravelService(config.TRAVEL_MAX_HOURS),
   };
 }
