@@ -12,6 +12,7 @@ import { Migration0011CreateResponses } from './Migration0011CreateResponses.js'
 import { Migration0012Movements } from './Migration0012Movements.js';
 import { Migration0018Travels } from './Migration0018Travels.js';
 import { Migration0019Trace } from './Migration0019Trace.js';
+import { Migration0020Singletons } from './Migration0020Singletons.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -29,4 +30,5 @@ export const migrationsList = [
   { name: 'Migration0012Movements', class: Migration0012Movements },
   { name: 'Migration0018Travels', class: Migration0018Travels },
   { name: 'Migration0019Trace', class: Migration0019Trace },
+  { name: 'Migration0020Singletons', class: Migration0020Singletons },
 ];
