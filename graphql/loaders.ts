@@ -5,6 +5,9 @@ import { gtasOfInvites } from '../src/access/invite.reader.js';
 import type { Actor } from '../src/identity/actor.js';
 import { organizationsOfUsers, userSource, type UserOrganizationRow, type UserRow } from '../src/identity/user.reader.js';
 import type { Gta } from '../src/movements/gta.entity.js';
+import type { Animal } from '../src/animals/animal.entity.js';
+import { animalScope, animalSource } from '../src/animals/animal.reader.js';
+import { gtaSource } from '../src/movements/gta.reader.js';
 import type { ControlUnit } from '../src/places/control-unit.entity.js';
 import { controlUnitSource, unitsOfEstablishments } from '../src/places/control-unit.reader.js';
 import type { County } from '../src/places/county.entity.js';
@@ -84,6 +87,10 @@ export function createLoaders(db: Db, actor: Actor | null) {
     ),
     /** Keyed by invite: its GTA when the caller or the invite's organization sees it. */
     gtaOfInvite: new KnownLoader<Gta | null>((inviteIds) => gtasOfInvites(db, actor, inviteIds)),
+    /** A movement's GTA, read past the GTA policy: whoever sees a movement sees the permit it moves under. */
+    gtaById: byId<Gta>(gtaSource),
+    /** An animal a movement names, when the caller sees it now (its last unit). */
+    visibleAnimalById: byId<Animal>(animalSource, actor ? animalScope(actor) : NOTHING),
   };
   const primable: Record<LoaderName, KnownLoader<unknown>> = primed;
 

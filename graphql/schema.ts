@@ -1,3 +1,9 @@
+import { AnimalStayFieldsResolver } from './animals/animal-stay.type.js';
+import { AnimalsEgressResolver } from './movements/animals-egress.resolver.js';
+import { AnimalsEgressFieldsResolver } from './movements/animals-egress.type.js';
+import { AnimalsIngressResolver } from './movements/animals-ingress.resolver.js';
+import { AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver } from './movements/animals-ingress.type.js';
+import { AnimalsEgressTagFieldsResolver, AnimalsIngressTagFieldsResolver } from './movements/movement-read.type.js';
 import 'reflect-metadata';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
 import type { GraphQLSchema } from 'graphql';
@@ -76,7 +82,9 @@ export function getSchema(): Promise<GraphQLSchema> {
       TagsIdentificationResolver,
       TagsIdentificationFieldsResolver,
       TagsReplacementResolver, TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver,
-      TagsWriteoffResolver, TagsWriteoffFieldsResolver],
+      TagsWriteoffResolver, TagsWriteoffFieldsResolver,
+      AnimalsEgressResolver, AnimalsEgressFieldsResolver, AnimalsEgressTagFieldsResolver,
+      AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver],
     validate: false,
   });
   return built;

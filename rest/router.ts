@@ -20,6 +20,7 @@ import { tagsTransferRoutes } from './tags.routes.js';
 import { animalRoutes } from './animals.routes.js';
 import { tagsIdentificationRoutes, tagsReservationRoutes } from './tags-identify.routes.js';
 import { tagsOutRoutes } from './tags-out.routes.js';
+import { animalMovementRoutes } from './animal-movements.routes.js';
 import { absentRelationsRemover } from './absent-relations.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
@@ -28,7 +29,7 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 /** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes,
   ...tagsTransferRoutes,
-  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes];
+  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

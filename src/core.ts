@@ -23,6 +23,8 @@ import { TagsIdentificationService } from './tags/tags-identification.service.js
 import { AnimalService } from './animals/animal.service.js';
 import { TagsReplacementService } from './tags/tags-replacement.service.js';
 import { TagsWriteoffService } from './tags/tags-writeoff.service.js';
+import { AnimalsEgressService } from './movements/animals-egress.service.js';
+import { AnimalsIngressService } from './movements/animals-ingress.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -45,6 +47,8 @@ export interface Core {
   animals: AnimalService;
   tagsReplacements: TagsReplacementService;
   tagsWriteoffs: TagsWriteoffService;
+  animalsEgresses: AnimalsEgressService;
+  animalsIngresses: AnimalsIngressService;
 }
 
 /** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -63,5 +67,7 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     animals: new AnimalService(),
     tagsReplacements: new TagsReplacementService(),
     tagsWriteoffs: new TagsWriteoffService(),
+    animalsEgresses: new AnimalsEgressService(),
+    animalsIngresses: new AnimalsIngressService(),
   };
 }

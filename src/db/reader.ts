@@ -49,7 +49,8 @@ export type LoaderName =
   | 'userById'
   | 'visibleResponsibleUserOfUnit'
   | 'organizationsOfUser'
-  | 'gtaOfInvite';
+  | 'gtaOfInvite'
+  | 'gtaById';
 
 /** Which relations to join, nested: `{ current_tag: { last_control_unit: {} } }`. */
 export interface Include {
