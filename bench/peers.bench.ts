@@ -701,7 +701,10 @@ interface Target {
 }
 
 async function call(target: Target, form: Form, token: string): Promise<{ status: number; json: Json; sql: string | null }> {
-  const res = await fetch(target.url + form.path, { method: form.method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: form.body });
+  const send = () => fetch(target.url + form.path, { method: form.method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: form.body });
+  // A kept-alive connection the server closed after its 5 s idle timeout (a slow PostGraphile start
+  // on a busy machine) resets when reused: once more, on a new connection.
+  const res = await send().catch(send);
   const text = await res.text();
   let json: Json = null;
   try {
