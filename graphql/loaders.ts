@@ -26,6 +26,43 @@ import type { TagsReservation } from '../src/tags/tags-reservation.entity.js';
 
 export type OrganizationRef = Omit<UserOrganizationRow, 'user_id'>;
 
+/** A value a resolver has at once (joined by the read, or loaded before in this request), or will have. */
+export type Loaded<T> = T | Promise<T>;
+
+/** `f` of a loaded value: at once when the value is there, else when it comes. */
+export const mapLoaded = <T, U>(value: Loaded<T>, f: (v: T) => Loaded<U>): Loaded<U> => (value instanceof Promise ? value.then(f) : f(value));
+
+/**
+ * A DataLoader that answers synchronously what it already knows: the rows a read joined (primed)
+ * and what it loaded before in this request. graphql-js completes a plain value in place, where a
+ * promise costs it a microtask and a promise per object above it; a nested page whose relations
+ * were all joined then resolves without one. Priming follows DataLoader's rule: the first value for
+ * a key stays, and a key already asked for is not primed.
+ */
+export class KnownLoader<V> {
+  private readonly known = new Map<string, V>();
+  private readonly asked = new Set<string>();
+  private readonly loader: DataLoader<string, V>;
+
+  constructor(batch: DataLoader.BatchLoadFn<string, V>) {
+    this.loader = new DataLoader(batch);
+  }
+
+  load(key: string): Loaded<V> {
+    if (this.known.has(key)) return this.known.get(key)!;
+    this.asked.add(key);
+    return this.loader.load(key).then((value) => {
+      if (!this.known.has(key)) this.known.set(key, value);
+      return value;
+    });
+  }
+
+  prime(key: string, value: V): void {
+    if (this.known.has(key) || this.asked.has(key)) return;
+    this.known.set(key, value);
+  }
+}
+
 /**
  * One loader per request and relation: a relation costs one statement per request, not per row,
  * and none when the parent's read joined it (look-ahead primes these loaders). `unrestricted*`
@@ -33,7 +70,7 @@ export type OrganizationRef = Omit<UserOrganizationRow, 'user_id'>;
  * `visible*` loaders apply the caller's policy scope in the same statement.
  */
 export function createLoaders(db: Db, actor: Actor | null) {
-  const byId = <R extends { id: string }>(source: Source, scope?: Scope) => new DataLoader<string, R | null>((ids) => readByIds<R>(db, actor, source, ids, scope));
+  const byId = <R extends { id: string }>(source: Source, scope?: Scope) => new KnownLoader<R | null>((ids) => readByIds<R>(db, actor, source, ids, scope));
 
   const primed = {
     tagById: byId<Tag>(tagSource),
@@ -44,16 +81,16 @@ export function createLoaders(db: Db, actor: Actor | null) {
     countyById: byId<County>(countySource),
     userById: byId<UserRow>(userSource),
     /** Keyed by control unit: its responsible user (e-mail, document) only when the caller sees the unit. */
-    visibleResponsibleUserOfUnit: new DataLoader<string, UserRow | null>(async (unitIds) => {
+    visibleResponsibleUserOfUnit: new KnownLoader<UserRow | null>(async (unitIds) => {
       const { related } = await read(db, actor, controlUnitSource, { where: { sql: 'cu.id = any(?)', params: [unitIds] }, include: { responsible_user: {} } });
       const byUnit = new Map(related.map((r) => [r.key, r.row as UserRow | null]));
       return unitIds.map((id) => byUnit.get(id) ?? null);
     }),
-    organizationsOfUser: new DataLoader<string, OrganizationRef[]>(async (userIds) =>
+    organizationsOfUser: new KnownLoader<OrganizationRef[]>(async (userIds) =>
       groupedBy(userIds, await organizationsOfUsers(db, userIds), (r) => r.user_id).map((list) => list.map(({ id, str_name, str_role }) => ({ id, str_name, str_role }))),
     ),
     /** Keyed by invite: its GTA when the caller or the invite's organization sees it. */
-    gtaOfInvite: new DataLoader<string, Gta | null>((inviteIds) => gtasOfInvites(db, actor, inviteIds)),
+    gtaOfInvite: new KnownLoader<Gta | null>((inviteIds) => gtasOfInvites(db, actor, inviteIds)),
     /** A movement's GTA, read past the GTA policy: whoever sees a movement sees the permit it moves under. */
     gtaById: byId<Gta>(gtaSource),
     /** An animal a movement names, when the caller sees it now (its last unit). */
@@ -63,7 +100,7 @@ export function createLoaders(db: Db, actor: Actor | null) {
     /** An egress a travel carries, read past the movement policy: whoever sees a trip sees what it carries. */
     animalsEgressById: byId<AnimalsEgress>(animalsEgressSource),
   };
-  const primable: Record<LoaderName, DataLoader<string, unknown>> = primed;
+  const primable: Record<LoaderName, KnownLoader<unknown>> = primed;
 
   /** Joined rows go where a later load finds them without a statement. */
   const prime = (related: Related[]): void => {
@@ -106,7 +143,8 @@ export function createLoaders(db: Db, actor: Actor | null) {
 export type Loaders = ReturnType<typeof createLoaders>;
 
 /** The name of a unit's establishment, read past every policy: a record names where it happened. */
-export async function establishmentNameOfUnit(loaders: Loaders, unitId: string): Promise<string | null> {
-  const unit = await loaders.unrestrictedControlUnitById.load(unitId);
-  return unit ? ((await loaders.unrestrictedEstablishmentById.load(unit.establishment_id))?.str_name ?? null) : null;
+export function establishmentNameOfUnit(loaders: Loaders, unitId: string): Loaded<string | null> {
+  return mapLoaded(loaders.unrestrictedControlUnitById.load(unitId), (unit) =>
+    unit ? mapLoaded(loaders.unrestrictedEstablishmentById.load(unit.establishment_id), (e) => e?.str_name ?? null) : null,
+  );
 }

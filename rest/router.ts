@@ -1,8 +1,9 @@
 import Router from '@koa/router';
-import { execute, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { Context as KoaContext } from 'koa';
 import type { Context } from '../graphql/context.js';
 import { describeErrors } from '../graphql/errors.js';
+import type { Executor } from '../graphql/execute.js';
 import { requireActor } from '../graphql/context.js';
 import { DomainError } from '../src/shared/errors.js';
 import { isUuid } from '../src/shared/ids.js';
@@ -38,7 +39,7 @@ export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRou
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
+export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Executor): Router {
   const operations = loadOperations(schema);
   const router = new Router();
   for (const route of routes) {
@@ -73,7 +74,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
       // The values a route passes on, past the one input boundary (src/shared/input.ts).
       for (const value of Object.values(variables)) checkInput(value, 'body');
       const run = async (vars: Record<string, unknown>): Promise<Record<string, unknown>> => {
-        const result = await execute({ schema, document: op.document, contextValue: gql, variableValues: vars, operationName: route.operation });
+        const result = await executor({ document: op.document, contextValue: gql, variableValues: vars, operationName: route.operation });
         if (result.errors?.length) {
           const described = describeErrors(result.errors, gql.requestId);
           if (described.unexpected) log.error({ err: described.unexpected, requestId: gql.requestId, route: route.operation }, 'unexpected error');

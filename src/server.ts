@@ -12,6 +12,7 @@ import helmet from 'koa-helmet';
 import type { GraphQLSchema } from 'graphql';
 import { createContext } from '../graphql/context.js';
 import { describeError, toFormatted } from '../graphql/errors.js';
+import { createExecutor, localGateway } from '../graphql/execute.js';
 import { inputBoundary } from '../graphql/input-boundary.js';
 import { getSchema } from '../graphql/schema.js';
 import { buildOpenApi } from '../rest/openapi.js';
@@ -64,8 +65,10 @@ export async function createService(config: Config, log: Logger = createLogger(c
     maxDirectives: { n: config.GRAPHQL_MAX_DIRECTIVES },
     blockFieldSuggestion: { enabled: !config.GRAPHQL_INTROSPECTION },
   }).protect();
+  // One executor for both doors: queries compiled (graphql/execute.ts), answers as graphql-js gives them.
+  const run = createExecutor(schema);
   const apollo = new ApolloServer({
-    schema,
+    gateway: localGateway(schema, run),
     validationRules: armor.validationRules,
     // The parser stops at the token limit before its recursion can overflow the stack.
     parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
@@ -227,7 +230,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body ?? null });
   });
 
-  const rest = buildRestRouter(schema, log);
+  const rest = buildRestRouter(schema, log, run);
   app.use(rest.routes());
   app.use(rest.allowedMethods());
   app.use((ctx) => {

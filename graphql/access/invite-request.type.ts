@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
@@ -36,12 +37,12 @@ export const INVITE_REQUEST_NEEDS: Needs = {
 @Resolver(() => InviteRequest)
 export class InviteRequestFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
-  control_unit(@Root() r: InviteRequestRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  control_unit(@Root() r: InviteRequestRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  user(@Root() r: InviteRequestRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+  user(@Root() r: InviteRequestRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return ctx.loaders.userById.load(r.user_id);
   }
 }

@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { GTA_NEEDS, Gta } from '../movements/gta.type.js';
@@ -42,17 +43,17 @@ export const INVITE_NEEDS: Needs = {
 @Resolver(() => Invite)
 export class InviteFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
-  control_unit(@Root() i: InviteRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  control_unit(@Root() i: InviteRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  user(@Root() i: InviteRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+  user(@Root() i: InviteRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return ctx.loaders.userById.load(i.user_id);
   }
 
   @FieldResolver(() => Gta, { nullable: true })
-  async gta(@Root() i: InviteRow, @Ctx() ctx: Context): Promise<GtaRow | null> {
+  gta(@Root() i: InviteRow, @Ctx() ctx: Context): Loaded<GtaRow | null> {
     return i.gta_id ? ctx.loaders.gtaOfInvite.load(i.id) : null;
   }
 

@@ -1,6 +1,7 @@
 import { Ctx, Field, FieldResolver, ObjectType, Resolver, Root } from 'type-graphql';
 import DataLoader from 'dataloader';
 import type { Context } from '../context.js';
+import { mapLoaded, type Loaded } from '../loaders.js';
 import { ControlUnit } from '../places/establishment.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { staysOfAnimals, type StayRow } from '../../src/animals/stay.reader.js';
@@ -34,12 +35,12 @@ export function staysLoader(ctx: Context): DataLoader<string, StayRow[]> {
 @Resolver(() => AnimalStay)
 export class AnimalStayFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  control_unit(@Root() s: StayRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  control_unit(@Root() s: StayRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(s.control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_establishment_name(@Root() s: StayRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await ctx.loaders.unrestrictedEstablishmentById.load(s.establishment_id))?.str_name ?? null;
+  str_establishment_name(@Root() s: StayRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(ctx.loaders.unrestrictedEstablishmentById.load(s.establishment_id), (v) => v?.str_name ?? null);
   }
 }

@@ -1,7 +1,7 @@
 import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import type { Needs } from '../lookahead.js';
-import { establishmentNameOfUnit } from '../loaders.js';
+import { establishmentNameOfUnit, type Loaded, mapLoaded } from '../loaders.js';
 import { GeoPoint } from '../places/establishment.type.js';
 import { SocioenvironmentalStatusEnum } from '../places/enums.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
@@ -54,7 +54,7 @@ export const ANIMAL_NEEDS: Needs = {
 @Resolver(() => Animal)
 export class AnimalFieldsResolver {
   @FieldResolver(() => Tag, { nullable: true })
-  async current_tag(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<TagRow | null> {
+  current_tag(@Root() a: AnimalEntity, @Ctx() ctx: Context): Loaded<TagRow | null> {
     return a.current_tag_id ? ctx.loaders.tagById.load(a.current_tag_id) : null;
   }
 
@@ -64,8 +64,8 @@ export class AnimalFieldsResolver {
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_current_tag_code(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return a.current_tag_id ? ((await ctx.loaders.tagById.load(a.current_tag_id))?.str_code ?? null) : null;
+  str_current_tag_code(@Root() a: AnimalEntity, @Ctx() ctx: Context): Loaded<string | null> {
+    return a.current_tag_id ? mapLoaded(ctx.loaders.tagById.load(a.current_tag_id), (v) => v?.str_code ?? null) : null;
   }
 
   @FieldResolver(() => GeoPoint, { nullable: true })
@@ -74,12 +74,12 @@ export class AnimalFieldsResolver {
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_last_control_unit_code(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(a.last_control_unit_id))?.str_code ?? null;
+  str_last_control_unit_code(@Root() a: AnimalEntity, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(ctx.loaders.unrestrictedControlUnitById.load(a.last_control_unit_id), (v) => v?.str_code ?? null);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_establishment_name(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<string | null> {
+  str_establishment_name(@Root() a: AnimalEntity, @Ctx() ctx: Context): Loaded<string | null> {
     return establishmentNameOfUnit(ctx.loaders, a.last_control_unit_id);
   }
 }

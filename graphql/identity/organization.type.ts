@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
@@ -40,7 +41,7 @@ export const MEMBERSHIP_NEEDS: Needs = { user: { path: ['user'], next: () => USE
 @Resolver(() => Membership)
 export class MembershipFieldsResolver {
   @FieldResolver(() => User)
-  user(@Root() m: MembershipRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+  user(@Root() m: MembershipRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return ctx.loaders.userById.load(m.user_id);
   }
 }

@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
@@ -38,7 +39,7 @@ export class User {
 @Resolver(() => User)
 export class UserFieldsResolver {
   @FieldResolver(() => [UserOrganization])
-  organizations(@Root() user: UserRow, @Ctx() ctx: Context): Promise<OrganizationRef[]> {
+  organizations(@Root() user: UserRow, @Ctx() ctx: Context): Loaded<OrganizationRef[]> {
     return ctx.loaders.organizationsOfUser.load(user.id);
   }
 }

@@ -1,6 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { establishmentNameOfUnit } from '../loaders.js';
+import { establishmentNameOfUnit, mapLoaded, type Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
@@ -65,54 +65,54 @@ export const ANIMALS_EGRESS_NEEDS: Needs = {
   str_operator_user_name: { path: ['operator_user'] },
 };
 
-const unit = (ctx: Context, id: string | null): Promise<ControlUnitRow | null> | null => (id ? ctx.loaders.unrestrictedControlUnitById.load(id) : null);
-const operatorOf = (e: { operator_user_id: string | null }, ctx: Context): Promise<UserRow | null> | null => (e.operator_user_id ? ctx.loaders.userById.load(e.operator_user_id) : null);
+const unit = (ctx: Context, id: string | null): Loaded<ControlUnitRow | null> => (id ? ctx.loaders.unrestrictedControlUnitById.load(id) : null);
+const operatorOf = (e: { operator_user_id: string | null }, ctx: Context): Loaded<UserRow | null> => (e.operator_user_id ? ctx.loaders.userById.load(e.operator_user_id) : null);
 
 @Resolver(() => AnimalsEgress)
 export class AnimalsEgressFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  from_control_unit(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
+  from_control_unit(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return unit(ctx, e.from_control_unit_id);
   }
 
   @FieldResolver(() => ControlUnit, { nullable: true })
-  to_control_unit(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
+  to_control_unit(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return unit(ctx, e.to_control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_from_control_unit_code(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await unit(ctx, e.from_control_unit_id))?.str_code ?? null;
+  str_from_control_unit_code(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(unit(ctx, e.from_control_unit_id), (v) => v?.str_code ?? null);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_to_control_unit_code(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await unit(ctx, e.to_control_unit_id))?.str_code ?? null;
+  str_to_control_unit_code(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(unit(ctx, e.to_control_unit_id), (v) => v?.str_code ?? null);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_from_establishment_name(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
+  str_from_establishment_name(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
     return establishmentNameOfUnit(ctx.loaders, e.from_control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_to_establishment_name(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
+  str_to_establishment_name(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
     return e.to_control_unit_id ? establishmentNameOfUnit(ctx.loaders, e.to_control_unit_id) : null;
   }
 
   @FieldResolver(() => Gta, { nullable: true })
-  gta(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<GtaRow | null> | null {
+  gta(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<GtaRow | null> {
     return e.gta_id ? ctx.loaders.gtaById.load(e.gta_id) : null;
   }
 
   @FieldResolver(() => User, { nullable: true })
-  operator_user(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+  operator_user(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return operatorOf(e, ctx);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_operator_user_name(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await operatorOf(e, ctx))?.str_name ?? null;
+  str_operator_user_name(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(operatorOf(e, ctx), (v) => v?.str_name ?? null);
   }
 
   @FieldResolver(() => [AnimalsEgressTag])

@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
@@ -68,12 +69,12 @@ export const ANIMALS_INGRESS_NEEDS: Needs = {
 @Resolver(() => AnimalsIngress)
 export class AnimalsIngressFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  to_control_unit(@Root() i: AnimalsIngressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  to_control_unit(@Root() i: AnimalsIngressRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(i.to_control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  operator_user(@Root() i: AnimalsIngressRow, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+  operator_user(@Root() i: AnimalsIngressRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return i.operator_user_id ? ctx.loaders.userById.load(i.operator_user_id) : null;
   }
 
@@ -96,7 +97,7 @@ export class AnimalsIngressFieldsResolver {
 @Resolver(() => AnimalsIngressGta)
 export class AnimalsIngressGtaFieldsResolver {
   @FieldResolver(() => Gta, { nullable: true })
-  gta(@Root() g: IngressGtaRow, @Ctx() ctx: Context): Promise<GtaRow | null> {
+  gta(@Root() g: IngressGtaRow, @Ctx() ctx: Context): Loaded<GtaRow | null> {
     return ctx.loaders.gtaById.load(g.gta_id);
   }
 }

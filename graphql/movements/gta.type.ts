@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { Context } from '../context.js';
+import { mapLoaded, type Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
@@ -68,30 +69,29 @@ export class GtaFieldsResolver {
   }
 
   @FieldResolver(() => ControlUnit, { nullable: true })
-  async from_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  from_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return g.from_control_unit_id ? ctx.loaders.unrestrictedControlUnitById.load(g.from_control_unit_id) : null;
   }
 
   @FieldResolver(() => ControlUnit, { nullable: true })
-  async to_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  to_control_unit(@Root() g: GtaRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return g.to_control_unit_id ? ctx.loaders.unrestrictedControlUnitById.load(g.to_control_unit_id) : null;
   }
 
   @FieldResolver(() => EstablishmentUnrestricted, { nullable: true })
-  async from_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<EstablishmentRow | null> {
+  from_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Loaded<EstablishmentRow | null> {
     return g.from_establishment_id ? ctx.loaders.unrestrictedEstablishmentById.load(g.from_establishment_id) : null;
   }
 
   @FieldResolver(() => EstablishmentUnrestricted, { nullable: true })
-  async to_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<EstablishmentRow | null> {
+  to_establishment(@Root() g: GtaRow, @Ctx() ctx: Context): Loaded<EstablishmentRow | null> {
     return g.to_establishment_id ? ctx.loaders.unrestrictedEstablishmentById.load(g.to_establishment_id) : null;
   }
 
   @FieldResolver(() => GtaResponsibleUser, { nullable: true })
-  async responsible_user(@Root() g: GtaRow, @Ctx() ctx: Context): Promise<GtaResponsibleUser | null> {
+  responsible_user(@Root() g: GtaRow, @Ctx() ctx: Context): Loaded<GtaResponsibleUser | null> {
     if (!g.responsible_user_id) return null;
-    const u = await ctx.loaders.userById.load(g.responsible_user_id);
-    return u ? { id: u.id, str_document: u.str_document, str_name: u.str_name } : null;
+    return mapLoaded(ctx.loaders.userById.load(g.responsible_user_id), (u) => (u ? { id: u.id, str_document: u.str_document, str_name: u.str_name } : null));
   }
 }
 

@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import { Animal } from '../animals/animal.type.js';
 import type { Animal as AnimalRow } from '../../src/animals/animal.entity.js';
 import { GeoPoint, GeoPointInput } from '../places/establishment.type.js';
@@ -36,7 +37,7 @@ export class AnimalsIngressTag {
 @Resolver(() => AnimalsEgressTag)
 export class AnimalsEgressTagFieldsResolver {
   @FieldResolver(() => Animal, { nullable: true })
-  animal(@Root() r: MovementReadRow, @Ctx() ctx: Context): Promise<AnimalRow | null> | null {
+  animal(@Root() r: MovementReadRow, @Ctx() ctx: Context): Loaded<AnimalRow | null> {
     return r.animal_id ? ctx.loaders.visibleAnimalById.load(r.animal_id) : null;
   }
 
@@ -54,7 +55,7 @@ export class AnimalsEgressTagFieldsResolver {
 @Resolver(() => AnimalsIngressTag)
 export class AnimalsIngressTagFieldsResolver {
   @FieldResolver(() => Animal, { nullable: true })
-  animal(@Root() r: MovementReadRow, @Ctx() ctx: Context): Promise<AnimalRow | null> | null {
+  animal(@Root() r: MovementReadRow, @Ctx() ctx: Context): Loaded<AnimalRow | null> {
     return r.animal_id ? ctx.loaders.visibleAnimalById.load(r.animal_id) : null;
   }
 

@@ -1,6 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { Context } from '../context.js';
-import { establishmentNameOfUnit } from '../loaders.js';
+import { establishmentNameOfUnit, type Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { asEnum } from '../shared/enums.js';
@@ -49,7 +49,7 @@ export const OCCURRENCE_NEEDS: Needs = {
 @Resolver(() => Occurrence)
 export class OccurrenceFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  control_unit(@Root() o: OccurrenceRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  control_unit(@Root() o: OccurrenceRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(o.control_unit_id);
   }
 
@@ -59,7 +59,7 @@ export class OccurrenceFieldsResolver {
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_establishment_name(@Root() o: OccurrenceRow, @Ctx() ctx: Context): Promise<string | null> {
+  str_establishment_name(@Root() o: OccurrenceRow, @Ctx() ctx: Context): Loaded<string | null> {
     return establishmentNameOfUnit(ctx.loaders, o.control_unit_id);
   }
 }

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Ctx, Field, FieldResolver, Float, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import { mapLoaded, type Loaded } from '../loaders.js';
 import { includeOf, type Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
@@ -110,10 +111,10 @@ export const CONTROL_UNIT_NEEDS: Needs = {
 
 const dec = (v: string | null): number | null => (v === null ? null : Number(v));
 
-async function countyOf(e: EstablishmentEntity, ctx: Context) {
+function countyOf(e: EstablishmentEntity, ctx: Context): Loaded<CountyRow | null> {
   return e.county_id ? ctx.loaders.countyById.load(e.county_id) : null;
 }
-async function responsibleOf(e: EstablishmentEntity, ctx: Context) {
+function responsibleOf(e: EstablishmentEntity, ctx: Context): Loaded<UserRow | null> {
   return e.responsible_user_id ? ctx.loaders.userById.load(e.responsible_user_id) : null;
 }
 
@@ -137,23 +138,23 @@ function sharedFields(of: () => typeof Establishment | typeof EstablishmentUnres
     }
 
     @FieldResolver(() => String, { nullable: true })
-    async str_county_federative_unit(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
-      return (await countyOf(e, ctx))?.str_federative_unit ?? null;
+    str_county_federative_unit(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<string | null> {
+      return mapLoaded(countyOf(e, ctx), (v) => v?.str_federative_unit ?? null);
     }
 
     @FieldResolver(() => String, { nullable: true })
-    async str_county_ibge_uf_code(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
-      return (await countyOf(e, ctx))?.str_ibge_code.slice(0, 2) ?? null;
+    str_county_ibge_uf_code(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<string | null> {
+      return mapLoaded(countyOf(e, ctx), (v) => v?.str_ibge_code.slice(0, 2) ?? null);
     }
 
     @FieldResolver(() => String, { nullable: true })
-    async str_county_name(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
-      return (await countyOf(e, ctx))?.str_name ?? null;
+    str_county_name(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<string | null> {
+      return mapLoaded(countyOf(e, ctx), (v) => v?.str_name ?? null);
     }
 
     @FieldResolver(() => String, { nullable: true })
-    async str_responsible_user_name(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
-      return (await responsibleOf(e, ctx))?.str_name ?? null;
+    str_responsible_user_name(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<string | null> {
+      return mapLoaded(responsibleOf(e, ctx), (v) => v?.str_name ?? null);
     }
   }
   return SharedFieldsResolver;
@@ -165,18 +166,18 @@ export const EstablishmentUnrestrictedSharedFieldsResolver = sharedFields(() => 
 @Resolver(() => Establishment)
 export class EstablishmentFieldsResolver {
   @FieldResolver(() => County, { nullable: true })
-  county(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<CountyRow | null> | null {
+  county(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<CountyRow | null> {
     return countyOf(e, ctx);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  responsible_user(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+  responsible_user(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return responsibleOf(e, ctx);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return (await responsibleOf(e, ctx))?.str_document ?? null;
+  str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(responsibleOf(e, ctx), (v) => v?.str_document ?? null);
   }
 
   /** An invitee sees its own unit, not the siblings it was not invited to. */
@@ -194,8 +195,8 @@ export class EstablishmentUnrestrictedFieldsResolver {
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return maskDocument((await responsibleOf(e, ctx))?.str_document ?? null);
+  str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(responsibleOf(e, ctx), (v) => maskDocument(v?.str_document ?? null));
   }
 
   /** Every unit's Read Only Data is public (unrestricted search); what lies behind a unit is scoped on the unit itself. */
@@ -209,19 +210,19 @@ export class EstablishmentUnrestrictedFieldsResolver {
 export class ControlUnitFieldsResolver {
   /** A unit is reached from records of other organizations (a GTA's destination, an invite): null unless the caller sees the establishment. */
   @FieldResolver(() => Establishment, { nullable: true })
-  establishment(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<EstablishmentEntity | null> {
+  establishment(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Loaded<EstablishmentEntity | null> {
     return ctx.loaders.visibleEstablishmentById.load(u.establishment_id);
   }
 
   /** E-mail and document: null unless the caller sees the unit (its name is public, str_responsible_user_name). */
   @FieldResolver(() => User, { nullable: true })
-  async responsible_user(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<UserRow | null> {
+  responsible_user(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return u.responsible_user_id ? ctx.loaders.visibleResponsibleUserOfUnit.load(u.id) : null;
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_responsible_user_name(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Promise<string | null> {
-    return u.responsible_user_id ? ((await ctx.loaders.userById.load(u.responsible_user_id))?.str_name ?? null) : null;
+  str_responsible_user_name(@Root() u: ControlUnitEntity, @Ctx() ctx: Context): Loaded<string | null> {
+    return u.responsible_user_id ? mapLoaded(ctx.loaders.userById.load(u.responsible_user_id), (v) => v?.str_name ?? null) : null;
   }
 }
 

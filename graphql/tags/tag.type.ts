@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { CONTROL_UNIT_NEEDS } from '../places/establishment.type.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
@@ -79,12 +80,12 @@ const unitOf = (ctx: Context, id: string | null) => (id ? ctx.loaders.unrestrict
 @Resolver(() => Tag)
 export class TagFieldsResolver {
   @FieldResolver(() => ControlUnit, { nullable: true })
-  last_control_unit(@Root() t: TagRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
+  last_control_unit(@Root() t: TagRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return unitOf(ctx, t.last_control_unit_id);
   }
 
   @FieldResolver(() => TagsReservation, { nullable: true })
-  tags_reservation(@Root() t: TagRow, @Ctx() ctx: Context): Promise<TagsReservationRow | null> | null {
+  tags_reservation(@Root() t: TagRow, @Ctx() ctx: Context): Loaded<TagsReservationRow | null> {
     return t.tags_reservation_id ? ctx.loaders.tagsReservationById.load(t.tags_reservation_id) : null;
   }
 }
@@ -92,12 +93,12 @@ export class TagFieldsResolver {
 @Resolver(() => TagsReservation)
 export class TagsReservationFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  control_unit(@Root() r: TagsReservationRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> | null {
+  control_unit(@Root() r: TagsReservationRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return unitOf(ctx, r.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  operator_user(@Root() r: TagsReservationRow, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+  operator_user(@Root() r: TagsReservationRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return r.operator_user_id ? ctx.loaders.userById.load(r.operator_user_id) : null;
   }
 }

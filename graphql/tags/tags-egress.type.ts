@@ -1,6 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { establishmentNameOfUnit } from '../loaders.js';
+import { establishmentNameOfUnit, type Loaded, mapLoaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
@@ -68,37 +68,37 @@ export const TAGS_EGRESS_NEEDS: Needs = {
   str_to_establishment_name: { path: ['to_control_unit', 'any_establishment'] },
 };
 
-const unit = (ctx: Context, id: string): Promise<ControlUnitRow | null> => ctx.loaders.unrestrictedControlUnitById.load(id);
+const unit = (ctx: Context, id: string): Loaded<ControlUnitRow | null> => ctx.loaders.unrestrictedControlUnitById.load(id);
 
 @Resolver(() => TagsEgress)
 export class TagsEgressFieldsResolver {
   @FieldResolver(() => ControlUnitReadOnly)
-  from_control_unit(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  from_control_unit(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return unit(ctx, e.from_control_unit_id);
   }
 
   @FieldResolver(() => ControlUnitReadOnly)
-  to_control_unit(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  to_control_unit(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return unit(ctx, e.to_control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_from_control_unit_code(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await unit(ctx, e.from_control_unit_id))?.str_code ?? null;
+  str_from_control_unit_code(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(unit(ctx, e.from_control_unit_id), (v) => v?.str_code ?? null);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_to_control_unit_code(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await unit(ctx, e.to_control_unit_id))?.str_code ?? null;
+  str_to_control_unit_code(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(unit(ctx, e.to_control_unit_id), (v) => v?.str_code ?? null);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_from_establishment_name(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
+  str_from_establishment_name(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
     return establishmentNameOfUnit(ctx.loaders, e.from_control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_to_establishment_name(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Promise<string | null> {
+  str_to_establishment_name(@Root() e: TagsEgressRow, @Ctx() ctx: Context): Loaded<string | null> {
     return establishmentNameOfUnit(ctx.loaders, e.to_control_unit_id);
   }
 
@@ -111,13 +111,13 @@ export class TagsEgressFieldsResolver {
 @Resolver(() => ControlUnitReadOnly)
 export class ControlUnitReadOnlyFieldsResolver {
   @FieldResolver(() => String, { nullable: true })
-  async str_responsible_user_name(@Root() u: ControlUnitRow, @Ctx() ctx: Context): Promise<string | null> {
-    return u.responsible_user_id ? ((await ctx.loaders.userById.load(u.responsible_user_id))?.str_name ?? null) : null;
+  str_responsible_user_name(@Root() u: ControlUnitRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return u.responsible_user_id ? mapLoaded(ctx.loaders.userById.load(u.responsible_user_id), (v) => v?.str_name ?? null) : null;
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_establishment_name(@Root() u: ControlUnitRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await ctx.loaders.unrestrictedEstablishmentById.load(u.establishment_id))?.str_name ?? null;
+  str_establishment_name(@Root() u: ControlUnitRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(ctx.loaders.unrestrictedEstablishmentById.load(u.establishment_id), (v) => v?.str_name ?? null);
   }
 }
 

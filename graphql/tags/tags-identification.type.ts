@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Ctx, Field, FieldResolver, Info, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { establishmentNameOfUnit } from '../loaders.js';
+import { establishmentNameOfUnit, type Loaded, mapLoaded } from '../loaders.js';
 import { includeOf, type Needs } from '../lookahead.js';
 import { ANIMAL_NEEDS, Animal } from '../animals/animal.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit, GeoPointInput } from '../places/establishment.type.js';
@@ -37,17 +37,17 @@ export const TAGS_IDENTIFICATION_NEEDS: Needs = {
 @Resolver(() => TagsIdentification)
 export class TagsIdentificationFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  control_unit(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  control_unit(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_control_unit_code(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id))?.str_code ?? null;
+  str_control_unit_code(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(ctx.loaders.unrestrictedControlUnitById.load(i.control_unit_id), (v) => v?.str_code ?? null);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_establishment_name(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Promise<string | null> {
+  str_establishment_name(@Root() i: TagsIdentificationRow, @Ctx() ctx: Context): Loaded<string | null> {
     return establishmentNameOfUnit(ctx.loaders, i.control_unit_id);
   }
 

@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
@@ -46,7 +47,7 @@ export const TAGS_INGRESS_NEEDS: Needs = {
 @Resolver(() => TagsIngress)
 export class TagsIngressFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  to_control_unit(@Root() i: TagsIngressRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  to_control_unit(@Root() i: TagsIngressRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(i.to_control_unit_id);
   }
 

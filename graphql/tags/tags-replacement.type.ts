@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Ctx, Field, FieldResolver, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { establishmentNameOfUnit } from '../loaders.js';
+import { establishmentNameOfUnit, type Loaded, mapLoaded } from '../loaders.js';
 import { includeOf, type Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
@@ -60,48 +60,48 @@ const TAGS_REPLACEMENT_TAG_NEEDS: Needs = {
   new_tag: { path: ['new_tag'], next: () => TAG_NEEDS },
 };
 
-const tagById = (ctx: Context, id: string): Promise<TagRow | null> => ctx.loaders.tagById.load(id);
+const tagById = (ctx: Context, id: string): Loaded<TagRow | null> => ctx.loaders.tagById.load(id);
 
 @Resolver(() => TagsReplacementTag)
 export class TagsReplacementTagFieldsResolver {
   @FieldResolver(() => Tag)
-  old_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<TagRow | null> {
+  old_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Loaded<TagRow | null> {
     return tagById(ctx, item.old_tag_id);
   }
 
   @FieldResolver(() => Tag)
-  new_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Promise<TagRow | null> {
+  new_tag(@Root() item: ReplacementItem, @Ctx() ctx: Context): Loaded<TagRow | null> {
     return tagById(ctx, item.new_tag_id);
   }
 }
 
-const operatorOf = (r: TagsReplacementRow, ctx: Context): Promise<UserRow | null> | null => (r.operator_user_id ? ctx.loaders.userById.load(r.operator_user_id) : null);
+const operatorOf = (r: TagsReplacementRow, ctx: Context): Loaded<UserRow | null> => (r.operator_user_id ? ctx.loaders.userById.load(r.operator_user_id) : null);
 
 @Resolver(() => TagsReplacement)
 export class TagsReplacementFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  control_unit(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  control_unit(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_control_unit_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id))?.str_name ?? null;
+  str_control_unit_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id), (v) => v?.str_name ?? null);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_establishment_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<string | null> {
+  str_establishment_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<string | null> {
     return establishmentNameOfUnit(ctx.loaders, r.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  operator_user(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+  operator_user(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return operatorOf(r, ctx);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_operator_user_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await operatorOf(r, ctx))?.str_name ?? null;
+  str_operator_user_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(operatorOf(r, ctx), (v) => v?.str_name ?? null);
   }
 
   @FieldResolver(() => [TagsReplacementTag])

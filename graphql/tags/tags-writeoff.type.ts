@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Ctx, Field, FieldResolver, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { establishmentNameOfUnit } from '../loaders.js';
+import { establishmentNameOfUnit, type Loaded, mapLoaded } from '../loaders.js';
 import { includeOf, type Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
@@ -43,33 +43,33 @@ export const TAGS_WRITEOFF_NEEDS: Needs = {
   str_operator_user_name: { path: ['operator_user'] },
 };
 
-const operatorOf = (w: TagsWriteoffRow, ctx: Context): Promise<UserRow | null> | null => (w.operator_user_id ? ctx.loaders.userById.load(w.operator_user_id) : null);
+const operatorOf = (w: TagsWriteoffRow, ctx: Context): Loaded<UserRow | null> => (w.operator_user_id ? ctx.loaders.userById.load(w.operator_user_id) : null);
 
 @Resolver(() => TagsWriteoff)
 export class TagsWriteoffFieldsResolver {
   @FieldResolver(() => ControlUnit)
-  control_unit(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  control_unit(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_control_unit_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id))?.str_name ?? null;
+  str_control_unit_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id), (v) => v?.str_name ?? null);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  str_establishment_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<string | null> {
+  str_establishment_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<string | null> {
     return establishmentNameOfUnit(ctx.loaders, w.control_unit_id);
   }
 
   @FieldResolver(() => User, { nullable: true })
-  operator_user(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<UserRow | null> | null {
+  operator_user(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return operatorOf(w, ctx);
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async str_operator_user_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Promise<string | null> {
-    return (await operatorOf(w, ctx))?.str_name ?? null;
+  str_operator_user_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<string | null> {
+    return mapLoaded(operatorOf(w, ctx), (v) => v?.str_name ?? null);
   }
 
   @FieldResolver(() => [Tag])

@@ -1,4 +1,5 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
+import type { Loaded } from '../loaders.js';
 import type { Context } from '../context.js';
 import type { Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
@@ -82,7 +83,7 @@ export const TRAVEL_NEEDS: Needs = {
   transporter: { path: ['transporter'], next: () => USER_NEEDS },
 };
 
-const unit = (ctx: Context, id: string): Promise<ControlUnitRow | null> => ctx.loaders.unrestrictedControlUnitById.load(id);
+const unit = (ctx: Context, id: string): Loaded<ControlUnitRow | null> => ctx.loaders.unrestrictedControlUnitById.load(id);
 const point = (lon: number | null, lat: number | null) => geoPointOf({ num_longitude: lon, num_latitude: lat });
 
 @Resolver(() => Travel)
@@ -98,22 +99,22 @@ export class TravelFieldsResolver {
   }
 
   @FieldResolver(() => User, { nullable: true })
-  transporter(@Root() t: TravelRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+  transporter(@Root() t: TravelRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return ctx.loaders.userById.load(t.transporter_user_id);
   }
 
   @FieldResolver(() => Vehicle, { nullable: true })
-  vehicle(@Root() t: TravelRow, @Ctx() ctx: Context): Promise<VehicleRow | null> {
+  vehicle(@Root() t: TravelRow, @Ctx() ctx: Context): Loaded<VehicleRow | null> {
     return ctx.loaders.vehicleById.load(t.vehicle_id);
   }
 
   @FieldResolver(() => ControlUnit)
-  from_control_unit(@Root() t: TravelRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  from_control_unit(@Root() t: TravelRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return unit(ctx, t.from_control_unit_id);
   }
 
   @FieldResolver(() => ControlUnit)
-  to_control_unit(@Root() t: TravelRow, @Ctx() ctx: Context): Promise<ControlUnitRow | null> {
+  to_control_unit(@Root() t: TravelRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
     return unit(ctx, t.to_control_unit_id);
   }
 
@@ -151,7 +152,7 @@ export class TravelFieldsResolver {
 @Resolver(() => TravelEmbark)
 export class TravelEmbarkFieldsResolver {
   @FieldResolver(() => AnimalsEgress, { nullable: true })
-  animals_egress(@Root() e: TravelEmbarkRow, @Ctx() ctx: Context): Promise<AnimalsEgressRow | null> {
+  animals_egress(@Root() e: TravelEmbarkRow, @Ctx() ctx: Context): Loaded<AnimalsEgressRow | null> {
     return ctx.loaders.animalsEgressById.load(e.animals_egress_id);
   }
 

@@ -1,5 +1,6 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
+import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
@@ -35,7 +36,7 @@ export const VEHICLE_NEEDS: Needs = { owner: { path: ['owner'], next: () => USER
 @Resolver(() => Vehicle)
 export class VehicleFieldsResolver {
   @FieldResolver(() => User, { nullable: true })
-  async owner(@Root() v: VehicleRow, @Ctx() ctx: Context): Promise<UserRow | null> {
+  owner(@Root() v: VehicleRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
     return v.owner_id ? ctx.loaders.userById.load(v.owner_id) : null;
   }
 }

@@ -76,6 +76,8 @@ export interface ReadSpec {
   offset?: number;
   /** Also count every row the condition matches, in the same statement. */
   count?: boolean;
+  /** The same condition in the form to count with (`Scope.counting`); `where` when absent. */
+  countWhere?: Query;
   include?: Include;
 }
 
@@ -128,9 +130,10 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
   const a = source.alias;
   const select = [`_r0.*`];
   if (joins.length) select.push(`jsonb_build_array(${joins.map((j) => j.value).join(', ')}) as _related`);
+  const countWhere = spec.countWhere ?? spec.where;
   if (spec.count) {
-    select.push(`(select count(*)::int from ${source.table} ${a} where ${spec.where.sql}) as _total`);
-    params.push(...spec.where.params);
+    select.push(`(select count(*)::int from ${source.table} ${a} where ${countWhere.sql}) as _total`);
+    params.push(...countWhere.params);
   }
   let inner = `select ${source.columns ?? `${a}.*`} from ${source.table} ${a} where ${spec.where.sql}`;
   params.push(...spec.where.params);
@@ -170,7 +173,7 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
   if (spec.count && total === null) {
     // An empty page: the count rode on no row. Page one empty means none; past it, count alone.
     if (!spec.offset) total = 0;
-    else total = (await db.rows<{ n: number }>({ sql: `select count(*)::int as n from ${source.table} ${a} where ${spec.where.sql}`, params: spec.where.params }))[0]!.n;
+    else total = (await db.rows<{ n: number }>({ sql: `select count(*)::int as n from ${source.table} ${a} where ${countWhere.sql}`, params: countWhere.params }))[0]!.n;
   }
   return { rows, related, total };
 }

@@ -95,10 +95,16 @@ export const controlUnitPolicy = {
     // Each set a hashed subquery the planner keeps as a filter: a page walks the order's index and
     // stops after a page of matches, instead of fetching every row of the caller's units to sort them.
     const invitedSql = `${column} in (${invited.sql})`;
-    if (!own) return { sql: invitedSql, params: invited.params };
+    // Counting visits every match anyway: one array of the units, computed once, lets a count read
+    // the unit's index (animal_unit_filters, tag_unit...) for those units alone, where the filter
+    // form above would scan the whole table.
+    if (!own) return { sql: invitedSql, params: invited.params, counting: { sql: `${column} = any(array(${invited.sql}))`, params: invited.params } };
+    const ownUnits = `select ocu.id from control_unit ocu join establishment oe on oe.id = ocu.establishment_id where ${own.sql}`;
+    const params = [...own.params, ...invited.params];
     return {
-      sql: `(${column} in (select ocu.id from control_unit ocu join establishment oe on oe.id = ocu.establishment_id where ${own.sql}) or ${invitedSql})`,
-      params: [...own.params, ...invited.params],
+      sql: `(${column} in (${ownUnits}) or ${invitedSql})`,
+      params,
+      counting: { sql: `${column} = any(array(${ownUnits} union ${invited.sql}))`, params },
     };
   },
 };

@@ -12,6 +12,11 @@ import { buildSearch, type SearchSpec } from './search.js';
 export interface Scope {
   sql: string;
   params: unknown[];
+  /**
+   * The same set written for counting, where the planner should read the matches through an
+   * index of the scoped column rather than walk the order's index (a page's best plan).
+   */
+  counting?: { sql: string; params: unknown[] };
 }
 
 /** The scope of a caller without a valid token: nothing. */
@@ -85,7 +90,8 @@ export async function readVisiblePage<R extends object>(
   const page = toPage(pageInput);
   const q = buildSearch(spec, filters ?? {});
   const where = { sql: `${scope.sql} and ${q.where}`, params: [...scope.params, ...q.params] };
-  const result = await read<R>(db, actor, source, { where, orderBy: q.orderOn, limit: page.size, offset: page.offset, count: options.count, include: options.include });
+  const countWhere = scope.counting ? { sql: `${scope.counting.sql} and ${q.where}`, params: [...scope.counting.params, ...q.params] } : where;
+  const result = await read<R>(db, actor, source, { where, countWhere, orderBy: q.orderOn, limit: page.size, offset: page.offset, count: options.count, include: options.include });
   // Not counted: the query did not select meta, so its total is never read.
   return { ...paged(result.rows, result.total ?? 0, page), related: result.related };
 }

@@ -1,0 +1,65 @@
+/**
+ * The service alone under one of bench:peers' four requests, on the database a
+ * `BENCH_KEEP_DATABASE=1 npm run bench:peers` kept (no data generated): for a CPU profile
+ * (`node --cpu-prof dist/bench/peers-profile.js a`) or a quick req/s figure while changing things.
+ * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_peers npm run bench:peers-profile -- a|b|c|d [seconds]
+ * Prints req/s and the main thread's CPU per request (steadier than req/s on a busy machine);
+ * PROFILE_DUMP=1 also prints the first answer, to compare answers byte for byte across changes.
+ */
+import 'reflect-metadata';
+import autocannon from 'autocannon';
+import { loadConfig } from '../src/config.js';
+import { createService } from '../src/server.js';
+import { BENCH_ENV, exitWhenDone, serve, signIn } from './support.js';
+
+const PASSWORD = 'bench-password-1';
+
+async function main(): Promise<void> {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl?.endsWith('/bench_peers')) throw new Error('DATABASE_URL must name the kept bench_peers database');
+  const which = process.argv[2] ?? 'a';
+  const seconds = Number(process.argv[3] ?? 10);
+  const service = await createService(loadConfig({ ...BENCH_ENV, DATABASE_URL: databaseUrl }));
+  try {
+    const em = service.orm.em.fork();
+    const [owner] = await em.execute<{ email: string; organization_id: string }[]>(
+      `select u.str_email as email, m.organization_id from "user" u join membership m on m.user_id = u.id where u.str_name = 'Bench Owner' and m.str_role = 'OWNER' limit 1`,
+    );
+    const [animal] = await em.execute<{ id: string }[]>(
+      `select a.id from animal a join control_unit cu on cu.id = a.last_control_unit_id join establishment e on e.id = cu.establishment_id
+        where e.organization_id = ? order by a.ts_created_at desc, a.id desc limit 1 offset 1000`,
+      [owner!.organization_id],
+    );
+    const url = await serve(service);
+    const token = await signIn(url, owner!.email, PASSWORD, owner!.organization_id);
+    const tree = 'id str_species current_tag { id str_code last_control_unit { id str_name establishment { id str_name county { id str_name } } } }';
+    const requests: Record<string, { method: 'GET' | 'POST'; path: string; body?: string }> = {
+      a: { method: 'POST', path: '/graphql', body: JSON.stringify({ query: `{ animals(page: {int_max_results: 50}) { data { ${tree} } } }` }) },
+      b: { method: 'POST', path: '/graphql', body: JSON.stringify({ query: `query Animal($id: UUID!) { animal(id: $id) { ${tree} } }`, variables: { id: animal!.id } }) },
+      c: { method: 'GET', path: '/api/establishments' },
+      d: { method: 'POST', path: '/api/animals/search', body: JSON.stringify({ str_species: 'BOVINE', str_gender: 'FEMALE' }) },
+    };
+    const request = requests[which];
+    if (!request) throw new Error(`which request: a, b, c or d, not ${which}`);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const first = await fetch(url + request.path, { method: request.method, headers, body: request.body });
+    const text = await first.text();
+    console.log(`${which}: ${first.status}, ${text.length} bytes, ${first.headers.get('x-sql-statements')} statements`);
+    if (process.env.PROFILE_DUMP) console.log(text);
+    const load = (duration: number) => autocannon({ url: url + request.path, method: request.method, headers, body: request.body, connections: 10, duration, workers: 1 });
+    await load(2);
+    // The main thread's CPU per request: what the service spends, whatever else the machine runs.
+    const cpu = process.threadCpuUsage();
+    const r = await load(seconds);
+    const spent = process.threadCpuUsage(cpu);
+    const perRequest = (spent.user + spent.system) / 1000 / r.requests.total;
+    console.log(
+      `${which}: ${(r.requests.total / r.duration).toFixed(1)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, ` +
+        `main thread ${perRequest.toFixed(2)} ms CPU per request (user ${(spent.user / 1000 / r.requests.total).toFixed(2)})`,
+    );
+  } finally {
+    await service.close();
+  }
+}
+
+exitWhenDone(main);
