@@ -3,6 +3,29 @@ import { z } from 'zod';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+/**
+ * CORS_ORIGINS: origins a browser frontend may call from, comma-separated, each exactly an origin
+ * (`https://app.example.org`, `http://localhost:5173`: scheme, host, optional port; no path, no
+ * trailing slash), or `*` alone for any origin. Unset or empty: no cross-origin access.
+ */
+const origins = z.string().transform((value, ctx) => {
+  const list = value.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  if (list.length === 1 && list[0] === '*') return ['*'];
+  for (const o of list) {
+    let url: URL | null = null;
+    try {
+      url = new URL(o);
+    } catch {
+      /* reported below */
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== o) {
+      ctx.addIssue({ code: 'custom', message: `"${o}" is not an origin (scheme://host[:port], no path or trailing slash; or "*" alone)` });
+      return z.NEVER;
+    }
+  }
+  return [...new Set(list)];
+});
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -37,6 +60,8 @@ const schema = z.object({
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(50),
   /** The longest a travel may last before it raises TRANSIT_TIME_EXCEEDED (hours; fractions allowed). */
   TRAVEL_MAX_HOURS: z.coerce.number().positive().max(24 * 365).default(48),
+  CORS_ORIGINS: origins.default([]),
+  CORS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86400).default(600),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION'> & {

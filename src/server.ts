@@ -19,6 +19,7 @@ import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
+import { corsMiddleware } from './http/cors.js';
 import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
@@ -128,6 +129,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
       answerError(ctx, err);
     }
   });
+
+  // Before anything reads the body or the token: a preflight carries neither.
+  app.use(corsMiddleware(config));
 
   app.use(helmet({ contentSecurityPolicy: config.GRAPHQL_INTROSPECTION ? false : undefined }));
 
