@@ -61,6 +61,9 @@ const schema = z.object({
   /** The longest a travel may last before it raises TRANSIT_TIME_EXCEEDED (hours; fractions allowed). */
   TRAVEL_MAX_HOURS: z.coerce.number().positive().max(24 * 365).default(48),
   CORS_ORIGINS: origins.default([]),
+  /** GET /metrics (Prometheus text format): on unless `false`; behind `Authorization: Bearer <METRICS_TOKEN>` when that is set. */
+  METRICS_ENABLED: bool.default(true),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
   CORS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86400).default(600),
 });
 

@@ -20,6 +20,7 @@ import { buildRestRouter, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
 import { corsMiddleware } from './http/cors.js';
+import { createMetrics } from './http/metrics.js';
 import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
@@ -50,7 +51,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const orm = await openOrm(config);
   await migrate(orm);
   const db = await openDb(orm, config);
-  const core = createCore(config, log, await sharedPool(orm, config));
+  const pool = await sharedPool(orm, config);
+  const core = createCore(config, log, pool);
+  const metrics = createMetrics(config, db, pool);
   await ensureAdministrator(orm.em.fork(), core, config, log);
   const schema = await getSchema();
 
@@ -78,7 +81,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     includeStacktraceInErrorResponses: false,
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
-    plugins: [inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
+    plugins: [metrics.graphql, inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
@@ -94,6 +97,18 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // Set by close(): responses then end their keep-alive connection, so shutdown does not wait on idle clients.
   let shuttingDown = false;
 
+  const rest = buildRestRouter(schema, log);
+  /** A request's route for metrics: the template it matched (a replayed or refused REST request by the route it names), never the raw path. */
+  const routeOf = (ctx: Koa.ParameterizedContext): string => {
+    const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+    if (typeof matched === 'string') return matched;
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) return '(preflight)';
+    const layer = rest.match(ctx.path, ctx.method).pathAndMethod.at(-1);
+    return typeof layer?.path === 'string' ? layer.path : '(unmatched)';
+  };
+
+  const metricsMiddleware = config.METRICS_ENABLED ? metrics.http(routeOf) : (_ctx: unknown, next: () => Promise<unknown>) => next();
+
   // Request id, structured access log, SQL statement count.
   app.use(async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
@@ -102,7 +117,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     const started = performance.now();
     await requestScope.run(scope, async () => {
       try {
-        await next();
+        await metricsMiddleware(ctx, next);
       } finally {
         // Answers name a caller's records or carry its tokens: no cache, shared or private, keeps them.
         if (ctx.path.startsWith('/api/') || ctx.path === '/graphql') ctx.set('Cache-Control', 'no-store');
@@ -165,6 +180,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   probes.get('/api/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
+  if (config.METRICS_ENABLED) probes.get('/metrics', metrics.endpoint);
   app.use(probes.routes());
 
   // Per request: the actor (from the bearer token), a fresh entity manager when one is needed, the loaders.
@@ -231,7 +247,6 @@ export async function createService(config: Config, log: Logger = createLogger(c
     await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body ?? null });
   });
 
-  const rest = buildRestRouter(schema, log);
   app.use(rest.routes());
   app.use(rest.allowedMethods());
   app.use((ctx) => {
