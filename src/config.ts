@@ -48,6 +48,10 @@ const schema = z.object({
   /** Adds X-SQL-Statements to every response: for tests and benchmarks, not for production. */
   EXPOSE_SQL_STATEMENTS: bool.default(false),
   GRAPHQL_INTROSPECTION: bool.optional(),
+  /** The GraphQL IDE (GraphiQL) at GET /graphql from a browser: on where introspection is (it needs the schema). */
+  GRAPHQL_IDE: bool.optional(),
+  /** The API documentation page at GET /api/docs (the OpenAPI document itself is always served). */
+  API_DOCS: bool.default(true),
   LOGIN_LIMIT_PER_LOGIN: z.coerce.number().int().min(1).default(5),
   LOGIN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
   LOGIN_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
@@ -67,9 +71,10 @@ const schema = z.object({
   CORS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86400).default(600),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION'> & {
+export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION' | 'GRAPHQL_IDE'> & {
   JWT_SECRET: string;
   GRAPHQL_INTROSPECTION: boolean;
+  GRAPHQL_IDE: boolean;
   /** PGlite without a data directory keeps everything in memory. */
   inMemory: boolean;
 };
@@ -91,11 +96,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((c.ADMIN_EMAIL && !c.ADMIN_PASSWORD) || (!c.ADMIN_EMAIL && c.ADMIN_PASSWORD)) {
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither');
   }
+  const introspection = c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production';
+  if (c.GRAPHQL_IDE && !introspection) {
+    throw new ConfigError('Invalid configuration:\n  GRAPHQL_IDE: needs GRAPHQL_INTROSPECTION (the IDE reads the schema by introspection)');
+  }
   return {
     ...c,
     // Outside production a missing secret gets a random one: tokens then die with the process.
     JWT_SECRET: c.JWT_SECRET ?? randomBytes(32).toString('hex'),
-    GRAPHQL_INTROSPECTION: c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production',
+    GRAPHQL_INTROSPECTION: introspection,
+    GRAPHQL_IDE: c.GRAPHQL_IDE ?? introspection,
     inMemory: c.DATA_DIR === ':memory:' || c.DATA_DIR === 'memory://',
   };
 }

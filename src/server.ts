@@ -3,7 +3,6 @@ import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -21,6 +20,7 @@ import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
 import { corsMiddleware } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
+import { browserPages } from './http/browser-pages.js';
 import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
@@ -81,7 +81,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
     includeStacktraceInErrorResponses: false,
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
-    plugins: [metrics.graphql, inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
+    // Apollo's landing page loads its code from a CDN: the IDE at GET /graphql is ours (src/http/browser-pages.ts).
+    plugins: [metrics.graphql, inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
@@ -120,7 +121,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
         await metricsMiddleware(ctx, next);
       } finally {
         // Answers name a caller's records or carry its tokens: no cache, shared or private, keeps them.
-        if (ctx.path.startsWith('/api/') || ctx.path === '/graphql') ctx.set('Cache-Control', 'no-store');
+        if ((ctx.path.startsWith('/api/') && !ctx.path.startsWith('/api/docs/assets/')) || ctx.path === '/graphql') ctx.set('Cache-Control', 'no-store');
         if (config.EXPOSE_SQL_STATEMENTS) ctx.set('X-SQL-Statements', String(scope.statements));
         if (shuttingDown) ctx.set('Connection', 'close');
       }
@@ -148,7 +149,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // Before anything reads the body or the token: a preflight carries neither.
   app.use(corsMiddleware(config));
 
-  app.use(helmet({ contentSecurityPolicy: config.GRAPHQL_INTROSPECTION ? false : undefined }));
+  // Helmet's default CSP everywhere; the IDE and docs pages set their own (own assets, Monaco's workers).
+  app.use(helmet());
 
   app.use(async (ctx, next) => {
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
@@ -176,12 +178,13 @@ export async function createService(config: Config, log: Logger = createLogger(c
       ctx.body = { error: 'NOT_READY', detail: 'database unreachable' };
     }
   });
-  const openapi = buildOpenApi(routes, schema);
+  const openapi = buildOpenApi(routes, schema, { publicUrl: config.PUBLIC_URL });
   probes.get('/api/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
   if (config.METRICS_ENABLED) probes.get('/metrics', metrics.endpoint);
   app.use(probes.routes());
+  app.use(browserPages(config).routes());
 
   // Per request: the actor (from the bearer token), a fresh entity manager when one is needed, the loaders.
   app.use(async (ctx, next) => {
