@@ -76,7 +76,8 @@ if (!chromium) {
     await page.click('.graphiql-execute-button');
     const me = await page.waitForSelector('::-p-xpath(//li[normalize-space()="Me"] | //*[@role="menuitem" and normalize-space()="Me"])', { timeout: WAIT });
     await me!.click();
-    await page.waitForFunction((email: string) => document.querySelector('.result-window')?.textContent?.includes(email), { timeout: WAIT }, owner.email);
+    // A string: the function runs in the page, where `document` is (this file is compiled without the DOM's types).
+    await page.waitForFunction(`document.querySelector('.result-window')?.textContent?.includes(${JSON.stringify(owner.email)})`, { timeout: WAIT });
     const result = await page.$eval('.result-window', (el) => el.textContent ?? '');
     expect(result).toContain(owner.user.id);
     await page.screenshot({ path: `${ARTIFACTS}graphiql.png` });
@@ -88,7 +89,7 @@ if (!chromium) {
     const { page, errors } = await open('/api/docs');
     const login = await page.waitForSelector('.opblock-summary-path[data-path="/api/login"]', { timeout: WAIT });
     await login!.click();
-    await page.waitForFunction(() => document.querySelector('.opblock.is-open')?.textContent?.includes('Open to anyone'), { timeout: WAIT });
+    await page.waitForFunction(`document.querySelector('.opblock.is-open')?.textContent?.includes('Open to anyone')`, { timeout: WAIT });
     // Every group of the document is listed (Swagger UI renders a group's operations as it is opened).
     await page.screenshot({ path: `${ARTIFACTS}api-docs.png` });
     expect(errors).toEqual([]);
