@@ -4,6 +4,7 @@
  * `src/shared` and `graphql/shared` (`'../shared/errors.js'`) resolve inside and are fine.
  */
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +49,9 @@ test('the README links files that exist in the repository', () => {
   expect(links.filter((l) => !existsSync(join(ROOT, l)))).toEqual([]);
 });
 
-test('what the tests and the import read lives in the repository', () => {
-  for (const f of ['docs/interface.md', 'docs/data/municipios.csv', 'docs/data/estados.csv', 'docs/data/LICENSE-municipios']) expect(existsSync(join(ROOT, f))).toBe(true);
+test('what the tests and the import read lives in the repository, committed (not only on this disk)', () => {
+  const files = ['docs/interface.md', 'docs/data/municipios.csv', 'docs/data/estados.csv', 'docs/data/LICENSE-municipios'];
+  for (const f of files) expect(existsSync(join(ROOT, f))).toBe(true);
+  // A file .gitignore hides is on the disk that wrote it and in no clone.
+  if (existsSync(join(ROOT, '.git'))) expect(execFileSync('git', ['ls-files', '--', ...files], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').sort()).toEqual([...files].sort());
 });
