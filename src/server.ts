@@ -11,6 +11,7 @@ import helmet from 'koa-helmet';
 import type { GraphQLSchema } from 'graphql';
 import { createContext } from '../graphql/context.js';
 import { describeError, toFormatted } from '../graphql/errors.js';
+import { legacyJsonStatus } from '../graphql/http-status.js';
 import { inputBoundary } from '../graphql/input-boundary.js';
 import { getSchema } from '../graphql/schema.js';
 import { buildOpenApi } from '../rest/openapi.js';
@@ -82,7 +83,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
     // Apollo's landing page loads its code from a CDN: the IDE at GET /graphql is ours (src/http/browser-pages.ts).
-    plugins: [metrics.graphql, inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled()],
+    plugins: [metrics.graphql, legacyJsonStatus, inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
