@@ -5,6 +5,7 @@
  * headless Chromium where one exists.
  */
 import { parse, validate, type OperationDefinitionNode } from 'graphql';
+import { loadConfig } from '../src/config.js';
 import { DEFAULT_QUERY } from '../src/http/browser-pages.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { makeUser } from './helpers/factories.js';
@@ -75,6 +76,13 @@ describe('the GraphQL IDE at GET /graphql', () => {
     const token = login.body.data.login.str_access_token as string;
     const me = await app.call('POST', '/graphql', { token, body: { query: DEFAULT_QUERY, operationName: 'Me' } });
     expect(me.body.data.whoami.str_email).toBe(person.email);
+  });
+
+  test('GRAPHQL_IDE follows introspection; asking for the IDE without introspection stops the start naming it', () => {
+    expect(loadConfig({}).GRAPHQL_IDE).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).GRAPHQL_IDE).toBe(false);
+    expect(loadConfig({ GRAPHQL_IDE: 'false' }).GRAPHQL_IDE).toBe(false);
+    expect(() => loadConfig({ GRAPHQL_INTROSPECTION: 'false', GRAPHQL_IDE: 'true' })).toThrow(/GRAPHQL_IDE/);
   });
 
   test('clients that ask for JSON still reach GraphQL; production has no IDE', async () => {
