@@ -1,5 +1,5 @@
 /**
- * Time to import the full IBGE county list (../shared/data): into a fresh in-memory PGlite, and,
+ * Time to import the full IBGE county list (docs/data): into a fresh in-memory PGlite, and,
  * when DATABASE_URL is set, into a fresh scratch database on that PostgreSQL (dropped afterwards).
  * Each target: the first import (all inserts) and a re-run (all unchanged).
  * Run: npm run bench:counties [-- <municipios.csv> <estados.csv>]
@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.js';
 import { migrate, openOrm, type Orm } from '../src/db/orm.js';
 import { importCounties, readCountySource } from '../src/places/county.import.js';
 
-const [municipios = '../shared/data/municipios.csv', estados = '../shared/data/estados.csv'] = process.argv.slice(2);
+const [municipios = 'docs/data/municipios.csv', estados = 'docs/data/estados.csv'] = process.argv.slice(2);
 const pgUrl = process.env.DATABASE_URL;
 
 async function run(title: string, orm: Orm): Promise<void> {

@@ -24,8 +24,30 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'Not found', 413: 'Payload too large', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error',
 };
 
+/** The license the service's API is published under (package.json's `license`). */
+export const API_LICENSE = { name: 'Proprietary (UNLICENSED): all rights reserved' } as const;
+
+const API_DESCRIPTION = [
+  'The REST door of the livestock traceability service: the paths of the published interface (`docs/interface.md`), for state agencies, slaughterhouses and legacy systems. Frontends use GraphQL at `/graphql` (an IDE opens there in a browser); both doors run one schema over one core, so they answer the same.',
+  '',
+  '**Signing in.** `POST /api/login` with `str_email` (or `str_document`) and `str_password` answers `data.str_access_token`; send it as `Authorization: Bearer <token>` (the *Authorize* button here). A new administrator has no organization: establishment calls answer 403 until one is created (`POST /api/organizations`) and chosen (`POST /api/change-org`, which answers a new token).',
+  '',
+  '**Answers.** A record is `{"data": ...}`, a page `{"data": [...], "meta": {int_current_page, int_max_results, int_total_results, int_total_pages}}`; every error is `{"error": CODE, "detail": ...}` (the codes and their statuses: `x-error-statuses`). A `Warning` header names body fields that were ignored. POSTs accept an `Idempotency-Key`.',
+].join('\n');
+
+/** An operation's description: what it needs, what it answers, and the GraphQL operation it runs. */
+function describe(route: Route): string {
+  const lines = [`${route.summary}.`];
+  lines.push(route.auth ? 'Needs `Authorization: Bearer <str_access_token>` (401 without it).' : 'Open to anyone: no token needed.');
+  if (route.paged) lines.push('Answers a page, `{data, meta}`: `int_current_page` (from 1) and `int_max_results` (at most 500) in the query string.');
+  if (route.filter) lines.push(route.filter.from === 'body' ? 'The JSON body holds the search filters (an unknown filter is a 422 naming it).' : 'Query-string parameters besides the page ones are filters (an unknown one is a 422 naming it).');
+  if (route.body) lines.push(`The JSON body is \`${route.body}\`${route.optionalBody ? ' (optional)' : ''}: fields the schema does not know are ignored and named in the \`Warning\` header.`);
+  lines.push(`Runs the GraphQL operation \`${route.operation}\` (\`rest/operations/\`): GraphQL answers the same.`);
+  return lines.join(' ');
+}
+
 /** The OpenAPI 3.1 document: every REST route, its body and response types derived from the GraphQL schema. */
-export function buildOpenApi(routes: Route[], schema: GraphQLSchema): Json {
+export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { publicUrl?: string } = {}): Json {
   const components: Record<string, Json> = {
     ErrorResponse: { type: 'object', properties: { error: { type: 'string' }, detail: {} }, required: ['error', 'detail'] },
     PaginationMeta: {
@@ -86,6 +108,7 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema): Json {
     const operation: Json = {
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       summary: route.summary,
+      description: describe(route),
       tags: [route.tag],
       'x-graphql-operation': route.operation,
       security: route.auth ? [{ bearer: [] }] : [],
@@ -98,7 +121,9 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema): Json {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Livestock traceability service', version: '0.1.0' },
+    info: { title: 'Livestock traceability service', version: '0.1.0', description: API_DESCRIPTION, license: API_LICENSE },
+    // Relative first: "Try it out" calls the server the document was read from, wherever it runs.
+    servers: [{ url: '/', description: 'The server this document was read from' }, ...(options.publicUrl ? [{ url: options.publicUrl, description: 'PUBLIC_URL' }] : [])],
     components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     paths,
     'x-error-statuses': STATUS_OF,

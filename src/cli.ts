@@ -1,3 +1,4 @@
+import './require-node.js';
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';

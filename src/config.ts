@@ -4,6 +4,29 @@ import { FEATURE_NAME } from './identity/user-features.rules.js';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+/**
+ * CORS_ORIGINS: origins a browser frontend may call from, comma-separated, each exactly an origin
+ * (`https://app.example.org`, `http://localhost:5173`: scheme, host, optional port; no path, no
+ * trailing slash), or `*` alone for any origin. Unset or empty: no cross-origin access.
+ */
+const origins = z.string().transform((value, ctx) => {
+  const list = value.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  if (list.length === 1 && list[0] === '*') return ['*'];
+  for (const o of list) {
+    let url: URL | null = null;
+    try {
+      url = new URL(o);
+    } catch {
+      /* reported below */
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== o) {
+      ctx.addIssue({ code: 'custom', message: `"${o}" is not an origin (scheme://host[:port], no path or trailing slash; or "*" alone)` });
+      return z.NEVER;
+    }
+  }
+  return [...new Set(list)];
+});
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -26,6 +49,10 @@ const schema = z.object({
   /** Adds X-SQL-Statements to every response: for tests and benchmarks, not for production. */
   EXPOSE_SQL_STATEMENTS: bool.default(false),
   GRAPHQL_INTROSPECTION: bool.optional(),
+  /** The GraphQL IDE (GraphiQL) at GET /graphql from a browser: on where introspection is (it needs the schema). */
+  GRAPHQL_IDE: bool.optional(),
+  /** The API documentation page at GET /api/docs (the OpenAPI document itself is always served). */
+  API_DOCS: bool.default(true),
   LOGIN_LIMIT_PER_LOGIN: z.coerce.number().int().min(1).default(5),
   LOGIN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
   LOGIN_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
@@ -50,12 +77,18 @@ const schema = z.object({
   VERIFICATION_SEND_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** Key of the verification codes' HMAC; derived from JWT_SECRET when unset. */
   VERIFICATION_PEPPER: z.string().min(32, 'must be at least 32 characters').optional(),
+  CORS_ORIGINS: origins.default([]),
+  /** GET /metrics (Prometheus text format): on unless `false`; behind `Authorization: Bearer <METRICS_TOKEN>` when that is set. */
+  METRICS_ENABLED: bool.default(true),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
+  CORS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86400).default(600),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION' | 'VERIFICATION_PEPPER'> & {
+export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION' | 'VERIFICATION_PEPPER' | 'GRAPHQL_IDE'> & {
   JWT_SECRET: string;
   VERIFICATION_PEPPER: string;
   GRAPHQL_INTROSPECTION: boolean;
+  GRAPHQL_IDE: boolean;
   /** PGlite without a data directory keeps everything in memory. */
   inMemory: boolean;
 };
@@ -77,13 +110,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((c.ADMIN_EMAIL && !c.ADMIN_PASSWORD) || (!c.ADMIN_EMAIL && c.ADMIN_PASSWORD)) {
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither');
   }
+  const introspection = c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production';
+  if (c.GRAPHQL_IDE && !introspection) {
+    throw new ConfigError('Invalid configuration:\n  GRAPHQL_IDE: needs GRAPHQL_INTROSPECTION (the IDE reads the schema by introspection)');
+  }
   // Outside production a missing secret gets a random one: tokens then die with the process.
   const jwtSecret = c.JWT_SECRET ?? randomBytes(32).toString('hex');
   return {
     ...c,
     JWT_SECRET: jwtSecret,
     VERIFICATION_PEPPER: c.VERIFICATION_PEPPER ?? createHash('sha256').update(`verification-code:${jwtSecret}`).digest('hex'),
-    GRAPHQL_INTROSPECTION: c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production',
+    GRAPHQL_INTROSPECTION: introspection,
+    GRAPHQL_IDE: c.GRAPHQL_IDE ?? introspection,
     inMemory: c.DATA_DIR === ':memory:' || c.DATA_DIR === 'memory://',
   };
 }

@@ -1,3 +1,4 @@
+import './require-node.js';
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './shared/logger.js';

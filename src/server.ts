@@ -3,7 +3,6 @@ import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -13,6 +12,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createContext } from '../graphql/context.js';
 import { describeError, toFormatted } from '../graphql/errors.js';
 import { createExecutor, localGateway } from '../graphql/execute.js';
+import { legacyJsonStatus } from '../graphql/http-status.js';
 import { inputBoundary } from '../graphql/input-boundary.js';
 import { getSchema } from '../graphql/schema.js';
 import { buildOpenApi } from '../rest/openapi.js';
@@ -20,6 +20,9 @@ import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
+import { corsMiddleware } from './http/cors.js';
+import { createMetrics } from './http/metrics.js';
+import { browserPages } from './http/browser-pages.js';
 import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
@@ -50,7 +53,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const orm = await openOrm(config);
   await migrate(orm);
   const db = await openDb(orm, config);
-  const core = createCore(config, log, await sharedPool(orm, config));
+  const pool = await sharedPool(orm, config);
+  const core = createCore(config, log, pool);
+  const metrics = createMetrics(config, db, pool);
   await ensureAdministrator(orm.em.fork(), core, config, log);
   const schema = await getSchema();
 
@@ -80,7 +85,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
     includeStacktraceInErrorResponses: false,
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
-    plugins: [inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
+    // Apollo's landing page loads its code from a CDN: the IDE at GET /graphql is ours (src/http/browser-pages.ts).
+    plugins: [metrics.graphql, legacyJsonStatus, inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
@@ -96,6 +102,18 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // Set by close(): responses then end their keep-alive connection, so shutdown does not wait on idle clients.
   let shuttingDown = false;
 
+  const rest = buildRestRouter(schema, log, run);
+  /** A request's route for metrics: the template it matched (a replayed or refused REST request by the route it names), never the raw path. */
+  const routeOf = (ctx: Koa.ParameterizedContext): string => {
+    const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+    if (typeof matched === 'string') return matched;
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) return '(preflight)';
+    const layer = rest.match(ctx.path, ctx.method).pathAndMethod.at(-1);
+    return typeof layer?.path === 'string' ? layer.path : '(unmatched)';
+  };
+
+  const metricsMiddleware = config.METRICS_ENABLED ? metrics.http(routeOf) : (_ctx: unknown, next: () => Promise<unknown>) => next();
+
   // Request id, structured access log, SQL statement count.
   app.use(async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
@@ -104,10 +122,10 @@ export async function createService(config: Config, log: Logger = createLogger(c
     const started = performance.now();
     await requestScope.run(scope, async () => {
       try {
-        await next();
+        await metricsMiddleware(ctx, next);
       } finally {
         // Answers name a caller's records or carry its tokens: no cache, shared or private, keeps them.
-        if (ctx.path.startsWith('/api/') || ctx.path === '/graphql') ctx.set('Cache-Control', 'no-store');
+        if ((ctx.path.startsWith('/api/') && !ctx.path.startsWith('/api/docs/assets/')) || ctx.path === '/graphql') ctx.set('Cache-Control', 'no-store');
         if (config.EXPOSE_SQL_STATEMENTS) ctx.set('X-SQL-Statements', String(scope.statements));
         if (shuttingDown) ctx.set('Connection', 'close');
       }
@@ -132,7 +150,11 @@ export async function createService(config: Config, log: Logger = createLogger(c
     }
   });
 
-  app.use(helmet({ contentSecurityPolicy: config.GRAPHQL_INTROSPECTION ? false : undefined }));
+  // Before anything reads the body or the token: a preflight carries neither.
+  app.use(corsMiddleware(config));
+
+  // Helmet's default CSP everywhere; the IDE and docs pages set their own (own assets, Monaco's workers).
+  app.use(helmet());
 
   app.use(async (ctx, next) => {
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
@@ -160,11 +182,13 @@ export async function createService(config: Config, log: Logger = createLogger(c
       ctx.body = { error: 'NOT_READY', detail: 'database unreachable' };
     }
   });
-  const openapi = buildOpenApi(routes, schema);
+  const openapi = buildOpenApi(routes, schema, { publicUrl: config.PUBLIC_URL });
   probes.get('/api/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
+  if (config.METRICS_ENABLED) probes.get('/metrics', metrics.endpoint);
   app.use(probes.routes());
+  app.use(browserPages(config).routes());
 
   // Per request: the actor (from the bearer token), a fresh entity manager when one is needed, the loaders.
   app.use(async (ctx, next) => {
@@ -230,7 +254,6 @@ export async function createService(config: Config, log: Logger = createLogger(c
     await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body ?? null });
   });
 
-  const rest = buildRestRouter(schema, log, run);
   app.use(rest.routes());
   app.use(rest.allowedMethods());
   app.use((ctx) => {

@@ -1,14 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomInt, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { CountyImportError, importCountyFiles } from '../src/places/county.import.js';
 import { ibgeCheckDigit } from '../src/places/ibge.js';
 
-const SHARED_MUNICIPIOS = '../shared/data/municipios.csv';
-const SHARED_ESTADOS = '../shared/data/estados.csv';
+const SHARED_MUNICIPIOS = fileURLToPath(new URL('../docs/data/municipios.csv', import.meta.url));
+const SHARED_ESTADOS = fileURLToPath(new URL('../docs/data/estados.csv', import.meta.url));
 const HEADER = 'codigo_ibge,nome,latitude,longitude,capital,codigo_uf,siafi_id,ddd,fuso_horario';
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -98,7 +99,7 @@ describe('import', () => {
   test('real rows of the IBGE list, one of them a check-digit exception, load and re-load idempotently', async () => {
     const real = ['3550308,São Paulo,-23.5329,-46.6395,1,35,7107,11,America/Sao_Paulo', '2201919,Bom Princípio do Piauí,-3.19631,-41.6403,0,22,1112,86,America/Fortaleza', '5300108,Brasília,-15.7795,-47.9297,1,53,9701,61,America/Sao_Paulo'];
     const m = write('municipios.csv', `${HEADER}\n${real.join('\n')}\n`);
-    const e = existsSync(SHARED_ESTADOS) ? SHARED_ESTADOS : write('estados.csv', 'codigo_uf,uf,nome,latitude,longitude,regiao\n35,SP,São Paulo,0,0,Sudeste\n22,PI,Piauí,0,0,Nordeste\n53,DF,Distrito Federal,0,0,Centro-Oeste\n');
+    const e = SHARED_ESTADOS;
     const first = await importCountyFiles(db(), [m, e]);
     // The database is shared: another file may have loaded these already.
     expect(first.read).toBe(3);
@@ -285,8 +286,8 @@ describe('reads', () => {
   });
 });
 
-(existsSync(SHARED_MUNICIPIOS) && existsSync(SHARED_ESTADOS) ? test : test.skip)(
-  'the full shared IBGE list loads: every code of the file is a county afterwards, and a re-run changes nothing',
+test(
+  'the full IBGE list of docs/data loads: every code of the file is a county afterwards, and a re-run changes nothing',
   async () => {
     const fileCodes = readFileSync(SHARED_MUNICIPIOS, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0]!);
     expect(new Set(fileCodes).size).toBe(fileCodes.length);

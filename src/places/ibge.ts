@@ -6,7 +6,7 @@
 
 /**
  * Codes IBGE assigned whose last digit does not follow the rule (IBGE's own list, published with
- * the municipality table; exactly the codes of ../shared/data/municipios.csv that fail it).
+ * the municipality table; exactly the codes of docs/data/municipios.csv that fail it).
  */
 export const IBGE_CHECK_DIGIT_EXCEPTIONS: ReadonlySet<string> = new Set([
   '2201919', // Bom Princípio do Piauí/PI

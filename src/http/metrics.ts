@@ -1,0 +1,123 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { Middleware, ParameterizedContext } from 'koa';
+import { Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import type pg from 'pg';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from '../config.js';
+import type { Db } from '../db/sql.js';
+import { DomainError } from '../shared/errors.js';
+import { requestScope } from '../shared/request-scope.js';
+
+/** Seconds: from a cached read (a few ms) to a bulk write of thousands of tags. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const STATEMENT_BUCKETS = [0, 1, 2, 3, 5, 8, 13, 21, 50, 100, 500];
+/** Operation names come from clients: past this many distinct ones, the rest count as `other`. */
+const MAX_OPERATION_NAMES = 500;
+const NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
+
+const soleOperationName = (document: DocumentNode | undefined): string | undefined => {
+  const operations = document?.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION) ?? [];
+  return operations.length === 1 ? operations[0]!.name?.value : undefined;
+};
+
+export interface Metrics {
+  registry: Registry;
+  /** Outermost: times every request and counts it under its route template, method and status. */
+  http(routeOf: (ctx: ParameterizedContext) => string): Middleware;
+  /** Per GraphQL operation on /graphql: its name, type and outcome (REST runs its documents in-process and is counted per route). */
+  graphql: ApolloServerPlugin;
+  /** GET /metrics in Prometheus's text format, behind METRICS_TOKEN when set. */
+  endpoint: Middleware;
+}
+
+/**
+ * One registry per service (tests run several services in one process). Process metrics are
+ * prom-client's defaults; the pool and the event log are read when Prometheus scrapes.
+ */
+export function createMetrics(config: Config, db: Db, pool: pg.Pool | undefined): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP request latency, by route template, method and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const statements = new Histogram({ name: 'http_request_sql_statements', help: 'SQL statements one HTTP request ran, by route template and method (the sum is every statement requests ran)', labelNames: ['method', 'route'], buckets: STATEMENT_BUCKETS, registers: [registry] });
+  const operations = new Counter({ name: 'graphql_operations_total', help: 'GraphQL operations on /graphql, by operation name, type and outcome (OK or the first error code)', labelNames: ['operation', 'type', 'code'], registers: [registry] });
+  const operationDuration = new Histogram({ name: 'graphql_operation_duration_seconds', help: 'GraphQL operation latency on /graphql, by operation name, type and outcome', labelNames: ['operation', 'type', 'code'], buckets: LATENCY_BUCKETS, registers: [registry] });
+
+  if (pool) {
+    const p = pool;
+    new Gauge({ name: 'db_pool_connections', help: 'PostgreSQL pool connections by state (idle, in use)', labelNames: ['state'], registers: [registry], collect() {
+      this.set({ state: 'idle' }, p.idleCount);
+      this.set({ state: 'in_use' }, p.totalCount - p.idleCount);
+    } });
+    new Gauge({ name: 'db_pool_waiting_requests', help: 'Queries waiting for a PostgreSQL pool connection', registers: [registry], collect() {
+      this.set(p.waitingCount);
+    } });
+    new Gauge({ name: 'db_pool_max_connections', help: 'DB_POOL_MAX', registers: [registry] }).set(config.DB_POOL_MAX);
+  }
+  new Gauge({
+    name: 'event_log_last_seq',
+    help: 'Highest sequence number of the event log (append-only; rolled-back writes leave gaps, so the log holds at most this many events)',
+    registers: [registry],
+    async collect() {
+      // One index lookup, where count(*) would read the whole log on every scrape.
+      const [row] = await db.rows<{ seq: string | number | null }>({ sql: 'select max(seq) as seq from event', params: [] });
+      this.set(Number(row?.seq ?? 0));
+    },
+  });
+
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  const expected = config.METRICS_TOKEN ? digest(`Bearer ${config.METRICS_TOKEN}`) : null;
+
+  const names = new Set<string>();
+  const operationLabel = (name: string | null | undefined): string => {
+    if (!name) return 'anonymous';
+    if (!NAME.test(name)) return 'invalid';
+    if (names.has(name)) return name;
+    if (names.size >= MAX_OPERATION_NAMES) return 'other';
+    names.add(name);
+    return name;
+  };
+
+  return {
+    registry,
+    http: (routeOf) => async (ctx, next) => {
+      const end = duration.startTimer();
+      try {
+        await next();
+      } finally {
+        const labels = { method: ctx.method, route: routeOf(ctx), status: String(ctx.status) };
+        end(labels);
+        requests.inc(labels);
+        statements.observe({ method: labels.method, route: labels.route }, requestScope.getStore()?.statements ?? 0);
+      }
+    },
+    graphql: {
+      async requestDidStart() {
+        const end = operationDuration.startTimer();
+        return {
+          async willSendResponse({ operationName, operation, document, request, response }) {
+            const body = response.body;
+            const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
+            const code = errors?.length ? String(errors[0]!.extensions?.code ?? 'ERROR') : 'OK';
+            // A document that parsed but failed validation has no resolved operation: its name is still the client's.
+            const named = operationName ?? request.operationName ?? soleOperationName(document);
+            const labels = { operation: operationLabel(named), type: operation?.operation ?? 'none', code };
+            end(labels);
+            operations.inc(labels);
+          },
+        };
+      },
+    },
+    endpoint: async (ctx) => {
+      if (expected && !timingSafeEqual(digest(ctx.get('Authorization')), expected)) {
+        ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+        throw DomainError.unauthenticated('/metrics needs Authorization: Bearer <METRICS_TOKEN>');
+      }
+      ctx.set('Content-Type', registry.contentType);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await registry.metrics();
+    },
+  };
+}
