@@ -1,15 +1,26 @@
 /**
  * Writes of distinct tenants never wait on each other (issue 9): throughput of establishment
  * updates (each one transaction with its event) from 1 client, then from 16 clients each of its
- * own organization, over HTTP, on a scratch database `bench_writes` of the PostgreSQL in
- * DATABASE_URL (required). Prints writes/s and the ratio. Run: npm run bench:writes
+ * own organization, over HTTP, on a scratch database of the PostgreSQL in DATABASE_URL (required;
+ * named after this process, so two runs on one server do not drop each other's).
+ *
+ * The clients run in a worker thread (bench/writes.client.ts), off the service's event loop. After a
+ * warm-up (every client, so every pooled connection has prepared its statements), BENCH_ROUNDS
+ * rounds (default 3) of BENCH_DURATION seconds (default 5) each measure 1 client then 16 back to
+ * back, so each round's ratio compares two phases under the same load from the rest of the machine.
+ * Prints per phase writes/s, p50 latency, SQL statements per write (X-SQL-Statements) and how busy
+ * the service's event loop was; per round the ratio; then the median ratio.
+ * Run: npm run bench:writes
  */
 import 'reflect-metadata';
+import { Worker } from 'node:worker_threads';
 import type { Service } from '../src/server.js';
 import { benchOwner, benchUnit, exitWhenDone, onPostgres, serve, signIn } from './support.js';
+import type { ClientJob, ClientResult } from './writes.client.js';
 
 const CLIENTS = 16;
 const SECONDS = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PASSWORD = 'bench-password-1';
 
 interface Tenant {
@@ -24,40 +35,54 @@ async function tenant(service: Service, url: string): Promise<Tenant> {
   return { token: await signIn(url, user.str_email, PASSWORD, org.id), establishmentId: unit!.establishment_id };
 }
 
-/** Each client updates its own establishment as fast as it is answered, for `seconds`; writes per second in all. */
-async function drive(url: string, tenants: Tenant[], seconds: number): Promise<number> {
-  const until = performance.now() + seconds * 1000;
-  let done = 0;
-  let failed = 0;
-  await Promise.all(
-    tenants.map(async (t, k) => {
-      for (let i = 0; performance.now() < until; i++) {
-        const res = await fetch(`${url}/api/establishments/${t.establishmentId}`, {
-          method: 'PATCH',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
-          body: JSON.stringify({ str_name: `Fazenda ${k}.${i}` }),
-        });
-        await res.arrayBuffer();
-        if (res.status === 200) done++;
-        else failed++;
-      }
-    }),
-  );
-  if (failed) throw new Error(`${failed} writes failed`);
-  return done / seconds;
+interface Phase {
+  perSecond: number;
+  p50: number;
+  statements: number;
+  /** Share of the phase the service's event loop was busy (0..1). */
+  loop: number;
 }
+
+/** The tenants' clients in a worker for `seconds`. Every write must answer 200. */
+async function drive(url: string, tenants: Tenant[], seconds: number, round: string): Promise<Phase> {
+  const job: ClientJob = { url, tenants, seconds, round };
+  const before = performance.eventLoopUtilization();
+  const worker = new Worker(new URL('./writes.client.js', import.meta.url), { workerData: job });
+  const result = await new Promise<ClientResult | { error: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const loop = performance.eventLoopUtilization(before).utilization;
+  await worker.terminate();
+  if ('error' in result) throw new Error(result.error);
+  if (result.failed) throw new Error(`${result.failed} writes failed, the first: ${result.firstFailure}`);
+  const sorted = result.latencies.sort((a, b) => a - b);
+  return { perSecond: result.done / result.seconds, p50: sorted[Math.floor(sorted.length / 2)] ?? NaN, statements: result.statements / result.done, loop };
+}
+
+const show = (p: Phase) => `${p.perSecond.toFixed(0).padStart(4)} writes/s, p50 ${p.p50.toFixed(1).padStart(6)} ms, ${p.statements.toFixed(1)} SQL/write, service loop ${(p.loop * 100).toFixed(0)}% busy`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const pgUrl = process.env.DATABASE_URL;
   if (!pgUrl) throw new Error('bench:writes needs DATABASE_URL (a PostgreSQL; PGlite is one session and serves one request at a time)');
-  await onPostgres(pgUrl, 'bench_writes', (where) => `${where}: establishment updates, 1 client vs ${CLIENTS} clients of distinct organizations`, async (service) => {
+  const scratch = `bench_writes_${process.pid}`;
+  await onPostgres(pgUrl, scratch, (where) => `${where}: establishment updates, 1 client vs ${CLIENTS} clients of distinct organizations, ${ROUNDS} rounds of ${SECONDS} s`, async (service) => {
     const url = await serve(service);
     const tenants: Tenant[] = [];
     for (let i = 0; i < CLIENTS; i++) tenants.push(await tenant(service, url));
-    await drive(url, tenants, 1); // warm-up
-    const one = await drive(url, tenants.slice(0, 1), SECONDS);
-    const many = await drive(url, tenants, SECONDS);
-    console.log(`  1 client: ${one.toFixed(0)} writes/s; ${CLIENTS} clients: ${many.toFixed(0)} writes/s; ratio ×${(many / one).toFixed(2)}`);
+    if (new Set(tenants.map((t) => t.establishmentId)).size !== CLIENTS) throw new Error('tenants share an establishment');
+    await drive(url, tenants, 2, 'warm'); // every pooled connection prepares its statements
+    await drive(url, tenants.slice(0, 1), 1, 'warm1');
+    const ratios: number[] = [];
+    for (let r = 1; r <= ROUNDS; r++) {
+      const one = await drive(url, tenants.slice(0, 1), SECONDS, `${r}a`);
+      const many = await drive(url, tenants, SECONDS, `${r}b`);
+      ratios.push(many.perSecond / one.perSecond);
+      console.log(`  round ${r}:  1 client: ${show(one)}`);
+      console.log(`  round ${r}: ${CLIENTS} clients: ${show(many)}; ratio ×${(many.perSecond / one.perSecond).toFixed(2)}`);
+    }
+    console.log(`  ratios ${ratios.map((x) => `×${x.toFixed(2)}`).join(', ')}; median ×${median(ratios).toFixed(2)}`);
   });
 }
 
