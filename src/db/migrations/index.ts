@@ -10,6 +10,7 @@ import { Migration0009EventStreams } from './Migration0009EventStreams.js';
 import { Migration0010LoginThrottle } from './Migration0010LoginThrottle.js';
 import { Migration0011CreateResponses } from './Migration0011CreateResponses.js';
 import { Migration0012Movements } from './Migration0012Movements.js';
+import { Migration0014EventAppend } from './Migration0014EventAppend.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -25,4 +26,5 @@ export const migrationsList = [
   { name: 'Migration0010LoginThrottle', class: Migration0010LoginThrottle },
   { name: 'Migration0011CreateResponses', class: Migration0011CreateResponses },
   { name: 'Migration0012Movements', class: Migration0012Movements },
+  { name: 'Migration0014EventAppend', class: Migration0014EventAppend },
 ];
