@@ -4,16 +4,19 @@
  * own organization, over HTTP, on a scratch database of the PostgreSQL in DATABASE_URL (required;
  * named after this process, so two runs on one server do not drop each other's).
  *
- * The clients run in a worker thread (bench/writes.client.ts), off the service's event loop. After a
+ * The clients run in a process of their own (bench/writes.client.ts), off the service's event loop. After a
  * warm-up (every client, so every pooled connection has prepared its statements), BENCH_ROUNDS
  * rounds (default 3) of BENCH_DURATION seconds (default 5) each measure 1 client then 16 back to
  * back, so each round's ratio compares two phases under the same load from the rest of the machine.
- * Prints per phase writes/s, p50 latency, SQL statements per write (X-SQL-Statements) and how busy
- * the service's event loop was; per round the ratio; then the median ratio.
+ * Prints per phase writes/s, p50 latency, SQL statements per write (X-SQL-Statements), how busy the
+ * service's event loop was and the CPU time per write of the service's process and of the scratch
+ * database's PostgreSQL backends (from /proc, when PostgreSQL runs on this machine); per round the
+ * ratio; then the median ratio.
  * Run: npm run bench:writes
  */
 import 'reflect-metadata';
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Service } from '../src/server.js';
 import { benchOwner, benchUnit, exitWhenDone, onPostgres, serve, signIn } from './support.js';
 import type { ClientJob, ClientResult } from './writes.client.js';
@@ -41,26 +44,67 @@ interface Phase {
   statements: number;
   /** Share of the phase the service's event loop was busy (0..1). */
   loop: number;
+  /** CPU milliseconds per write: the service's process (user, system), and the scratch database's backends (null when not readable). */
+  serviceCpu: number;
+  serviceSystem: number;
+  databaseCpu: number | null;
 }
 
-/** The tenants' clients in a worker for `seconds`. Every write must answer 200. */
-async function drive(url: string, tenants: Tenant[], seconds: number, round: string): Promise<Phase> {
+/** CPU seconds (user + system) of each PostgreSQL backend connected to the scratch database, when /proc shows them. */
+async function backendCpu(service: Service): Promise<Map<number, number> | null> {
+  const rows = await service.orm.em.fork().execute<{ pid: number }[]>('select pid from pg_stat_activity where datname = current_database()');
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 a second).
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      return null; // PostgreSQL on another machine (or another user's processes hidden)
+    }
+  }
+  return cpu;
+}
+
+/** The tenants' clients in the client process for `seconds`. Every write must answer 200. */
+async function drive(service: Service, clients: ChildProcess, url: string, tenants: Tenant[], seconds: number, round: string): Promise<Phase> {
   const job: ClientJob = { url, tenants, seconds, round };
-  const before = performance.eventLoopUtilization();
-  const worker = new Worker(new URL('./writes.client.js', import.meta.url), { workerData: job });
-  const result = await new Promise<ClientResult | { error: string }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
+  const backendsBefore = await backendCpu(service);
+  const loopBefore = performance.eventLoopUtilization();
+  const cpuBefore = process.cpuUsage();
+  const answered = new Promise<ClientResult | { error: string }>((resolve, reject) => {
+    clients.once('message', (m) => resolve(m as ClientResult | { error: string }));
+    clients.once('exit', (code) => reject(new Error(`the client process exited (${code})`)));
   });
-  const loop = performance.eventLoopUtilization(before).utilization;
-  await worker.terminate();
+  clients.send(job);
+  const result = await answered;
+  clients.removeAllListeners('exit');
+  const cpu = process.cpuUsage(cpuBefore);
+  const loop = performance.eventLoopUtilization(loopBefore).utilization;
+  const backendsAfter = await backendCpu(service);
   if ('error' in result) throw new Error(result.error);
   if (result.failed) throw new Error(`${result.failed} writes failed, the first: ${result.firstFailure}`);
   const sorted = result.latencies.sort((a, b) => a - b);
-  return { perSecond: result.done / result.seconds, p50: sorted[Math.floor(sorted.length / 2)] ?? NaN, statements: result.statements / result.done, loop };
+  let databaseCpu: number | null = null;
+  if (backendsBefore && backendsAfter) {
+    databaseCpu = 0;
+    for (const [pid, seconds] of backendsAfter) databaseCpu += seconds - (backendsBefore.get(pid) ?? 0);
+    databaseCpu = (databaseCpu * 1000) / result.done;
+  }
+  return {
+    perSecond: result.done / result.seconds,
+    p50: sorted[Math.floor(sorted.length / 2)] ?? NaN,
+    statements: result.statements / result.done,
+    loop,
+    serviceCpu: (cpu.user + cpu.system) / 1000 / result.done,
+    serviceSystem: cpu.system / 1000 / result.done,
+    databaseCpu,
+  };
 }
 
-const show = (p: Phase) => `${p.perSecond.toFixed(0).padStart(4)} writes/s, p50 ${p.p50.toFixed(1).padStart(6)} ms, ${p.statements.toFixed(1)} SQL/write, service loop ${(p.loop * 100).toFixed(0)}% busy`;
+const show = (p: Phase) =>
+  `${p.perSecond.toFixed(0).padStart(4)} writes/s, p50 ${p.p50.toFixed(1).padStart(6)} ms, ${p.statements.toFixed(1)} SQL/write, service loop ${(p.loop * 100).toFixed(0).padStart(3)}% busy, ` +
+  `CPU/write: service ${p.serviceCpu.toFixed(1)} ms (system ${p.serviceSystem.toFixed(1)}), PostgreSQL ${p.databaseCpu === null ? '?' : `${p.databaseCpu.toFixed(1)} ms`}`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -72,17 +116,22 @@ async function main(): Promise<void> {
     const tenants: Tenant[] = [];
     for (let i = 0; i < CLIENTS; i++) tenants.push(await tenant(service, url));
     if (new Set(tenants.map((t) => t.establishmentId)).size !== CLIENTS) throw new Error('tenants share an establishment');
-    await drive(url, tenants, 2, 'warm'); // every pooled connection prepares its statements
-    await drive(url, tenants.slice(0, 1), 1, 'warm1');
-    const ratios: number[] = [];
-    for (let r = 1; r <= ROUNDS; r++) {
-      const one = await drive(url, tenants.slice(0, 1), SECONDS, `${r}a`);
-      const many = await drive(url, tenants, SECONDS, `${r}b`);
-      ratios.push(many.perSecond / one.perSecond);
-      console.log(`  round ${r}:  1 client: ${show(one)}`);
-      console.log(`  round ${r}: ${CLIENTS} clients: ${show(many)}; ratio ×${(many.perSecond / one.perSecond).toFixed(2)}`);
+    const clients = fork(new URL('./writes.client.js', import.meta.url), { stdio: 'inherit' });
+    try {
+      await drive(service, clients, url, tenants, 2, 'warm'); // every pooled connection prepares its statements
+      await drive(service, clients, url, tenants.slice(0, 1), 1, 'warm1');
+      const ratios: number[] = [];
+      for (let r = 1; r <= ROUNDS; r++) {
+        const one = await drive(service, clients, url, tenants.slice(0, 1), SECONDS, `${r}a`);
+        const many = await drive(service, clients, url, tenants, SECONDS, `${r}b`);
+        ratios.push(many.perSecond / one.perSecond);
+        console.log(`  round ${r}:  1 client:  ${show(one)}`);
+        console.log(`  round ${r}: ${CLIENTS} clients: ${show(many)}; ratio ×${(many.perSecond / one.perSecond).toFixed(2)}`);
+      }
+      console.log(`  ratios ${ratios.map((x) => `×${x.toFixed(2)}`).join(', ')}; median ×${median(ratios).toFixed(2)}`);
+    } finally {
+      clients.kill();
     }
-    console.log(`  ratios ${ratios.map((x) => `×${x.toFixed(2)}`).join(', ')}; median ×${median(ratios).toFixed(2)}`);
   });
 }
 

@@ -1,9 +1,9 @@
 /**
- * The clients of bench:writes, in a worker thread of their own: their HTTP work (undici, JSON) runs
- * beside the service's event loop, not on it, so what is measured is the service's throughput.
- * Each client updates its own establishment as fast as it is answered until the deadline.
+ * The clients of bench:writes, in a process of their own (forked, one job per message): their HTTP
+ * work (undici, JSON) runs beside the service, not on its event loop, and the service process's CPU
+ * time is the service's alone. Each client updates its own establishment as fast as it is answered
+ * until the deadline.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 
 export interface ClientJob {
   url: string;
@@ -54,7 +54,9 @@ async function run(job: ClientJob): Promise<ClientResult> {
   return result;
 }
 
-run(workerData as ClientJob).then(
-  (r) => parentPort!.postMessage(r),
-  (err: unknown) => parentPort!.postMessage({ error: String(err) }),
-);
+process.on('message', (job: ClientJob) => {
+  run(job).then(
+    (r) => process.send!(r),
+    (err: unknown) => process.send!({ error: String(err) }),
+  );
+});
