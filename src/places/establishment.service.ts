@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import type { AuthService } from '../identity/auth.service.js';
