@@ -12,6 +12,7 @@ import helmet from 'koa-helmet';
 import type { GraphQLSchema } from 'graphql';
 import { createContext } from '../graphql/context.js';
 import { describeError, toFormatted } from '../graphql/errors.js';
+import { createReplay } from '../graphql/create-replay.js';
 import { inputBoundary } from '../graphql/input-boundary.js';
 import { getSchema } from '../graphql/schema.js';
 import { buildOpenApi } from '../rest/openapi.js';
@@ -77,7 +78,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     includeStacktraceInErrorResponses: false,
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
-    plugins: [inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
+    plugins: [inputBoundary, createReplay(log), ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), config.GRAPHQL_INTROSPECTION ? ApolloServerPluginLandingPageLocalDefault({ embed: false }) : ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
@@ -224,7 +225,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
       return;
     }
     await next();
-    await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body ?? null });
+    // Kept: a 201 that carries the created record's id.
+    if (ctx.status === 201 && (ctx.body as { data?: { id?: unknown } } | null)?.data?.id === id) await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body });
   });
 
   const rest = buildRestRouter(schema, log);
