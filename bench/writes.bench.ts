@@ -79,11 +79,12 @@ function sampleLocks(watcher: pg.Client): () => Promise<{ busy: number; locked: 
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      const { rows } = await watcher.query<{ state: string; wait_event_type: string | null; wait_event: string | null }>(
+      const { rows } = await watcher.query<{ state: string | null; wait_event_type: string | null; wait_event: string | null }>(
         `select state, wait_event_type, wait_event from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`,
       );
       for (const r of rows) {
-        if (r.state !== 'active' && !r.state.startsWith('idle in transaction')) continue;
+        // A backend still starting has no state yet.
+        if (r.state !== 'active' && !r.state?.startsWith('idle in transaction')) continue;
         seen.busy++;
         if (r.wait_event_type === 'Lock') {
           seen.locked++;
