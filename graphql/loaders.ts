@@ -5,7 +5,13 @@ import { gtasOfInvites } from '../src/access/invite.reader.js';
 import type { Actor } from '../src/identity/actor.js';
 import { organizationsOfUsers, userSource, type UserOrganizationRow, type UserRow } from '../src/identity/user.reader.js';
 import type { Gta } from '../src/movements/gta.entity.js';
+import type { Animal } from '../src/animals/animal.entity.js';
+import { animalScope, animalSource } from '../src/animals/animal.reader.js';
 import { gtaSource } from '../src/movements/gta.reader.js';
+import type { AnimalsEgress } from '../src/movements/animals-egress.entity.js';
+import { animalsEgressSource } from '../src/movements/animals-egress.reader.js';
+import type { Vehicle } from '../src/transit/vehicle.entity.js';
+import { vehicleSource } from '../src/transit/vehicle.reader.js';
 import type { ControlUnit } from '../src/places/control-unit.entity.js';
 import { controlUnitSource, unitsOfEstablishments } from '../src/places/control-unit.reader.js';
 import type { County } from '../src/places/county.entity.js';
@@ -50,6 +56,12 @@ export function createLoaders(db: Db, actor: Actor | null) {
     gtaOfInvite: new DataLoader<string, Gta | null>((inviteIds) => gtasOfInvites(db, actor, inviteIds)),
     /** A movement's GTA, read past the GTA policy: whoever sees a movement sees the permit it moves under. */
     gtaById: byId<Gta>(gtaSource),
+    /** An animal a movement names, when the caller sees it now (its last unit). */
+    visibleAnimalById: byId<Animal>(animalSource, actor ? animalScope(actor) : NOTHING),
+    /** A travel's vehicle, read past the vehicle policy: whoever sees a trip sees the truck that makes it. */
+    vehicleById: byId<Vehicle>(vehicleSource),
+    /** An egress a travel carries, read past the movement policy: whoever sees a trip sees what it carries. */
+    animalsEgressById: byId<AnimalsEgress>(animalsEgressSource),
   };
   const primable: Record<LoaderName, DataLoader<string, unknown>> = primed;
 

@@ -1,3 +1,10 @@
+import { TraceResolver } from './movements/trace.type.js';
+import { AnimalStayFieldsResolver } from './animals/animal-stay.type.js';
+import { AnimalsEgressResolver } from './movements/animals-egress.resolver.js';
+import { AnimalsEgressFieldsResolver } from './movements/animals-egress.type.js';
+import { AnimalsIngressResolver } from './movements/animals-ingress.resolver.js';
+import { AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver } from './movements/animals-ingress.type.js';
+import { AnimalsEgressTagFieldsResolver, AnimalsIngressTagFieldsResolver } from './movements/movement-read.type.js';
 import 'reflect-metadata';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
 import type { GraphQLSchema } from 'graphql';
@@ -19,6 +26,8 @@ import { VehicleResolver } from './transit/vehicle.resolver.js';
 import { GtaResolver, IntegrationResolver } from './movements/gta.resolver.js';
 import { GtaFieldsResolver } from './movements/gta.type.js';
 import { VehicleFieldsResolver } from './transit/vehicle.type.js';
+import { TravelResolver } from './transit/travel.resolver.js';
+import { TravelEmbarkFieldsResolver, TravelFieldsResolver, TravelStopFieldsResolver } from './transit/travel.type.js';
 import { InviteResolver } from './access/invite.resolver.js';
 import { InviteFieldsResolver } from './access/invite.type.js';
 import { InviteRequestResolver } from './access/invite-request.resolver.js';
@@ -38,6 +47,8 @@ import { TagsReplacementResolver } from './tags/tags-replacement.resolver.js';
 import { TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver } from './tags/tags-replacement.type.js';
 import { TagsWriteoffResolver } from './tags/tags-writeoff.resolver.js';
 import { TagsWriteoffFieldsResolver } from './tags/tags-writeoff.type.js';
+import { OccurrenceResolver } from './movements/occurrence.resolver.js';
+import { OccurrenceFieldsResolver } from './movements/occurrence.type.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -76,7 +87,11 @@ export function getSchema(): Promise<GraphQLSchema> {
       TagsIdentificationResolver,
       TagsIdentificationFieldsResolver,
       TagsReplacementResolver, TagsReplacementFieldsResolver, TagsReplacementTagFieldsResolver,
-      TagsWriteoffResolver, TagsWriteoffFieldsResolver],
+      TagsWriteoffResolver, TagsWriteoffFieldsResolver,
+      AnimalsEgressResolver, AnimalsEgressFieldsResolver, AnimalsEgressTagFieldsResolver,
+      AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver, TraceResolver,
+      OccurrenceResolver, OccurrenceFieldsResolver,
+      TravelResolver, TravelFieldsResolver, TravelEmbarkFieldsResolver, TravelStopFieldsResolver],
     validate: false,
   });
   return built;

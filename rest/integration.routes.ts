@@ -17,9 +17,9 @@ export const integrationRoutes: Route[] = [
     body: 'input',
     pick: 'gtaNotificar',
     summary:
-      "Register the GTA the state issued (ds_uf the caller's UF; ds_serie_gta, nr_gta, id_gta; also int_animal_quantity, str_from_control_unit_code, str_to_control_unit_code, str_purpose, ts_valid_until, optional str_species, ts_issued_at); a replay with the same UF, series and number returns the same GTA",
+      "Register the GTA the state issued (ds_uf the caller's UF and nr_gta required; ds_serie_gta, id_gta; optionally int_animal_quantity, str_from_control_unit_code, str_to_control_unit_code, str_purpose, str_species, ts_issued_at, ts_valid_until); notified again, returns the same GTA completed with what it lacked",
   },
   { ...base, method: 'POST', path: '/api/v1/gta/cancelar', operation: 'IntegrationCancelar', status: 200, body: 'input', pick: 'gtaCancelar', summary: 'The state cancels a GTA (by ds_uf, ds_serie_gta, nr_gta): ISSUED → CANCELLED; 404 unknown; 422 INVALID_STATE once animals were dispatched' },
-  { ...base, method: 'GET', path: '/api/v1/entrada_animais/:id', operation: 'IntegrationEntradaAnimais', status: 200, params: idParam, pick: 'entradaAnimais', summary: 'An animals ingress by its uuid or id_gta (animal movements are not recorded yet: 404 NOT_FOUND)' },
-  { ...base, method: 'GET', path: '/api/v1/saida_animais/:id', operation: 'IntegrationSaidaAnimais', status: 200, params: idParam, pick: 'saidaAnimais', summary: 'An animals egress by its uuid or id_gta (animal movements are not recorded yet: 404 NOT_FOUND)' },
+  { ...base, method: 'GET', path: '/api/v1/entrada_animais/:id', operation: 'IntegrationEntradaAnimais', status: 200, params: idParam, pick: 'entradaAnimais', summary: "An animals ingress (Animals Ingress) of the caller's UF by its uuid or by the id_gta it was received under" },
+  { ...base, method: 'GET', path: '/api/v1/saida_animais/:id', operation: 'IntegrationSaidaAnimais', status: 200, params: idParam, pick: 'saidaAnimais', summary: "An animals egress (Animals Egress) of the caller's UF by its uuid or by the id_gta it left under" },
 ];

@@ -65,18 +65,18 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema): Json {
     const parameters: Json[] = Object.keys(route.params ?? {}).map((name) => ({ name, in: 'path', required: true, schema: route.params![name]!.uuid ? SCALARS.UUID : { type: 'string' } }));
     if (route.page) {
       parameters.push({ name: 'int_current_page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } });
-      parameters.push({ name: 'int_max_results', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } });
+      parameters.push({ name: 'int_max_results', in: 'query', schema: { type: 'integer', minimum: 1, maximum: route.csv?.pageSize ?? 500, default: 50 } });
     }
     const responses: Json = {};
     if (route.status === 204) responses['204'] = { description: DESCRIPTIONS[204] };
     else if (field) {
       const out = getNamedType(field.type);
       const dataSchema = route.paged && isObjectType(out) ? typeOf(out.getFields().data!.type as GraphQLOutputType, false) : typeOf(field.type, false);
-      const properties: Json = route.paged ? { data: dataSchema, meta: { $ref: '#/components/schemas/PaginationMeta' } } : { data: dataSchema };
-      responses[String(route.status)] = {
-        description: DESCRIPTIONS[route.status],
-        content: { 'application/json': { schema: { type: 'object', properties, required: Object.keys(properties) } } },
-      };
+      const extra = route.paged && isObjectType(out) ? Object.fromEntries((route.extra ?? []).map((f) => [f, typeOf(out.getFields()[f]!.type as GraphQLOutputType, false)])) : {};
+      const properties: Json = route.paged ? { data: dataSchema, meta: { $ref: '#/components/schemas/PaginationMeta' }, ...extra } : { data: dataSchema };
+      const content: Json = { 'application/json': { schema: { type: 'object', properties, required: Object.keys(properties) } } };
+      if (route.csv) content['text/csv'] = { schema: { type: 'string', description: `Every page, one row per line: ${route.csv.header.join(', ')}` } };
+      responses[String(route.status)] = { description: DESCRIPTIONS[route.status], content };
     }
     const errorStatuses = new Set([...(route.errors ?? []), ...(route.auth ? [401] : []), 422, 500]);
     for (const status of [...errorStatuses].sort()) {

@@ -1,3 +1,5 @@
+import type { CsvExport } from './csv.js';
+
 /** One REST endpoint, declared: which named GraphQL operation it runs and how HTTP maps onto it. */
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -23,6 +25,10 @@ export interface Route {
   /** The field of `data` that is the response; a page when it has `data` and `meta`. */
   pick: string;
   paged?: boolean;
+  /** Fields of a paged answer carried beside `data` and `meta` (the trace's establishments). */
+  extra?: string[];
+  /** A paged answer also as CSV (`Accept: text/csv`): every page, streamed. */
+  csv?: CsvExport;
   /** Document error statuses besides the success one (interface.md lists them for some groups). */
   errors?: number[];
 }

@@ -19,6 +19,11 @@ import { tagsTransferRoutes } from './tags.routes.js';
 import { animalRoutes } from './animals.routes.js';
 import { tagsIdentificationRoutes, tagsReservationRoutes } from './tags-identify.routes.js';
 import { tagsOutRoutes } from './tags-out.routes.js';
+import { animalMovementRoutes } from './animal-movements.routes.js';
+import { traceRoutes } from './trace.routes.js';
+import { streamCsv } from './csv-stream.js';
+import { occurrenceRoutes } from './occurrences.routes.js';
+import { travelRoutes } from './travels.routes.js';
 import { absentRelationsRemover } from './absent-relations.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
@@ -27,7 +32,8 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 /** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes,
   ...tagsTransferRoutes,
-  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes];
+  ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes,
+  ...occurrenceRoutes, ...travelRoutes];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -65,17 +71,31 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger): Router {
 
       // The values a route passes on, past the one input boundary (src/shared/input.ts).
       for (const value of Object.values(variables)) checkInput(value, 'body');
-      const result = await execute({ schema, document: op.document, contextValue: gql, variableValues: variables, operationName: route.operation });
-      if (result.errors?.length) {
-        const described = describeErrors(result.errors, gql.requestId);
-        if (described.unexpected) log.error({ err: described.unexpected, requestId: gql.requestId, route: route.operation }, 'unexpected error');
-        throw new DomainError(described.code, described.detail, described.retryAfter);
+      const run = async (vars: Record<string, unknown>): Promise<Record<string, unknown>> => {
+        const result = await execute({ schema, document: op.document, contextValue: gql, variableValues: vars, operationName: route.operation });
+        if (result.errors?.length) {
+          const described = describeErrors(result.errors, gql.requestId);
+          if (described.unexpected) log.error({ err: described.unexpected, requestId: gql.requestId, route: route.operation }, 'unexpected error');
+          throw new DomainError(described.code, described.detail, described.retryAfter);
+        }
+        return (result.data as Record<string, unknown>)[route.pick] as Record<string, unknown>;
+      };
+      if (route.csv && route.page && ctx.accepts('application/json', 'text/csv') === 'text/csv') {
+        const csv = route.csv;
+        const pageVar = route.page;
+        const pageOf = (n: number) => run({ ...variables, [pageVar]: { int_current_page: n, int_max_results: csv.pageSize } });
+        // The first page answers errors as JSON; the rest stream as they are read.
+        const first = await pageOf(1);
+        ctx.status = route.status;
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.body = streamCsv(csv, first, pageOf, (err) => log.error({ err, requestId: gql.requestId, route: route.operation }, 'CSV export failed midway'));
+        return;
       }
+      const picked = await run(variables);
       ctx.status = route.status;
       if (route.status === 204) return;
-      const picked = (result.data as Record<string, unknown>)[route.pick] as Record<string, unknown>;
       leaveOutAbsentRelations(picked);
-      ctx.body = route.paged ? { data: picked.data, meta: picked.meta } : { data: picked };
+      ctx.body = route.paged ? { data: picked.data, meta: picked.meta, ...Object.fromEntries((route.extra ?? []).map((f) => [f, picked[f]])) } : { data: picked };
     });
   }
   return router;

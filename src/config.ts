@@ -35,6 +35,8 @@ const schema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(10).default(5000),
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(50),
+  /** The longest a travel may last before it raises TRANSIT_TIME_EXCEEDED (hours; fractions allowed). */
+  TRAVEL_MAX_HOURS: z.coerce.number().positive().max(24 * 365).default(48),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION'> & {

@@ -23,6 +23,11 @@ import { TagsIdentificationService } from './tags/tags-identification.service.js
 import { AnimalService } from './animals/animal.service.js';
 import { TagsReplacementService } from './tags/tags-replacement.service.js';
 import { TagsWriteoffService } from './tags/tags-writeoff.service.js';
+import { AnimalsEgressService } from './movements/animals-egress.service.js';
+import { AnimalsIngressService } from './movements/animals-ingress.service.js';
+import { TraceService } from './movements/trace.service.js';
+import { OccurrenceService } from './movements/occurrence.service.js';
+import { TravelService } from './transit/travel.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -45,6 +50,11 @@ export interface Core {
   animals: AnimalService;
   tagsReplacements: TagsReplacementService;
   tagsWriteoffs: TagsWriteoffService;
+  animalsEgresses: AnimalsEgressService;
+  animalsIngresses: AnimalsIngressService;
+  trace: TraceService;
+  occurrences: OccurrenceService;
+  travels: TravelService;
 }
 
 /** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -63,5 +73,10 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     animals: new AnimalService(),
     tagsReplacements: new TagsReplacementService(),
     tagsWriteoffs: new TagsWriteoffService(),
+    animalsEgresses: new AnimalsEgressService(),
+    animalsIngresses: new AnimalsIngressService(),
+    trace: new TraceService(),
+    occurrences: new OccurrenceService(),
+    travels: new TravelService(config.TRAVEL_MAX_HOURS),
   };
 }

@@ -146,21 +146,32 @@ describe('POST /api/v1/gta/notificar', () => {
     expect(await countGtas(body.nr_gta)).toBe(0);
   });
 
-  test('missing fields and unknown unit codes: 422 naming each, nothing written', async () => {
+  test('exactly the four documented fields register a GTA; a later notification completes it; a contradicting one is a CONFLICT; unknown unit codes 422', async () => {
     const caller = await official(county);
     const empty = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: {} });
     expect(empty.status).toBe(422);
     expect(Object.keys(empty.body.detail.fields).sort()).toEqual(['ds_uf', 'nr_gta']);
     const nr = `${Math.floor(Math.random() * 1e9)}`;
-    const partial = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: { ds_uf: county.str_federative_unit, nr_gta: nr } });
-    expect(partial.status).toBe(422);
-    expect(Object.keys(partial.body.detail.fields).sort()).toEqual(
-      ['id_gta', 'int_animal_quantity', 'str_from_control_unit_code', 'str_purpose', 'str_to_control_unit_code', 'ts_valid_until'].sort(),
-    );
-    const unknown = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: notice('NO-SUCH-1', 'NO-SUCH-2', { nr_gta: nr }) });
+    const four = { ds_serie_gta: 'E', ds_uf: county.str_federative_unit, id_gta: `SEFAZ-${randomUUID().slice(0, 8)}`, nr_gta: nr };
+    const bare = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: four });
+    expect(bare.status).toBe(201);
+    expect(bare.headers.get('warning')).toBeNull();
+    expect(bare.body.data).toMatchObject({ str_code: nr, str_external_id: four.id_gta, str_status: 'ISSUED', int_animal_quantity: null, from_control_unit_id: null, to_control_unit_id: null, str_purpose: null, ts_valid_until: null });
+    const { from, to } = await units();
+    const completed = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: notice(from.code, to.code, four) });
+    expect(completed.status).toBe(201);
+    expect(completed.body.data).toMatchObject({ id: bare.body.data.id, int_animal_quantity: 30, from_control_unit_id: from.unitId, to_control_unit_id: to.unitId, from_establishment_id: from.establishmentId, str_purpose: 'SLAUGHTER' });
+    const events = await db().execute<{ str_type: string }[]>(`select str_type from event where str_record_type = 'Gta' and record_id = ? order by seq`, [bare.body.data.id]);
+    expect(events.map((e) => e.str_type)).toEqual(['GTA_CREATED', 'GTA_COMPLETED']);
+    const contradicting = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: { ...four, int_animal_quantity: 31 } });
+    expect(contradicting.status).toBe(422);
+    expect(contradicting.body.error).toBe('CONFLICT');
+    expect(Object.keys(contradicting.body.detail.fields)).toEqual(['int_animal_quantity']);
+    const other = `${Math.floor(Math.random() * 1e9)}`;
+    const unknown = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: notice('NO-SUCH-1', 'NO-SUCH-2', { nr_gta: other }) });
     expect(unknown.status).toBe(422);
     expect(Object.keys(unknown.body.detail.fields).sort()).toEqual(['str_from_control_unit_code', 'str_to_control_unit_code']);
-    expect(await countGtas(nr)).toBe(0);
+    expect(await countGtas(other)).toBe(0);
   });
 });
 
@@ -213,7 +224,7 @@ describe('POST /api/v1/gta/cancelar', () => {
 });
 
 describe('GET /api/v1/entrada_animais/:id and /api/v1/saida_animais/:id', () => {
-  test('no animal movements exist yet: 404 NOT_FOUND by uuid and by id_gta; a producer 403', async () => {
+  test('unknown uuids and id_gtas: 404 NOT_FOUND; a producer 403 (found ones: test/animal-movements.test.ts)', async () => {
     const caller = await official(county);
     const producer = await member(app);
     for (const path of ['entrada_animais', 'saida_animais']) {

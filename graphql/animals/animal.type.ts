@@ -7,6 +7,8 @@ import { SocioenvironmentalStatusEnum } from '../places/enums.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
 import { TAG_NEEDS, Tag } from '../tags/tag.type.js';
+import { AnimalStay, staysLoader } from './animal-stay.type.js';
+import type { StayRow } from '../../src/animals/stay.reader.js';
 import { AnimalGenderEnum, AnimalSpeciesEnum, AnimalStatusEnum } from '../tags/enums.js';
 import type { Animal as AnimalEntity } from '../../src/animals/animal.entity.js';
 import type { Tag as TagRow } from '../../src/tags/tag.entity.js';
@@ -15,7 +17,7 @@ import { geoPointOf } from '../../src/places/establishment.rules.js';
 @ObjectType('Animal', { description: 'An identified bovine or buffalo. Animal and Animal Partial Data are selections of it' })
 export class Animal {
   @Field(() => UUID) id!: string;
-  @Field(() => Tag, { description: 'Its applied tag (after a writeoff, the last one it carried)' }) current_tag!: Tag;
+  @Field(() => Tag, { nullable: true, description: 'Its applied tag (after a writeoff, the last one it carried); null for an animal that arrived with only a rod code' }) current_tag!: Tag | null;
   @Field(() => UUID, { nullable: true }) current_tag_id!: string | null;
   @Field(() => String, { nullable: true }) str_current_tag_code!: string | null;
   @Field(() => GeoPoint, { nullable: true }) geo_identification!: GeoPoint | null;
@@ -37,6 +39,7 @@ export class Animal {
   @Field(() => DateTime, { nullable: true }) ts_identified_at!: Date | null;
   @Field(() => DateTime, { nullable: true, description: 'When it died, was slaughtered or exported' }) ts_ended_at!: Date | null;
   @Field(() => DateTime, { nullable: true, description: "The device's clock at creation, as sent" }) ts_unsafe_client_created_at!: Date | null;
+  @Field(() => [AnimalStay], { description: 'Where it has been, oldest first: each stay names the ingress that brought it and the egress (and GTA) that took it away' }) stays!: AnimalStay[];
   @Field(() => DateTime) ts_created_at!: Date;
   @Field(() => DateTime) ts_updated_at!: Date;
 }
@@ -50,9 +53,14 @@ export const ANIMAL_NEEDS: Needs = {
 
 @Resolver(() => Animal)
 export class AnimalFieldsResolver {
-  @FieldResolver(() => Tag)
-  current_tag(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<TagRow | null> {
-    return ctx.loaders.tagById.load(a.current_tag_id!);
+  @FieldResolver(() => Tag, { nullable: true })
+  async current_tag(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<TagRow | null> {
+    return a.current_tag_id ? ctx.loaders.tagById.load(a.current_tag_id) : null;
+  }
+
+  @FieldResolver(() => [AnimalStay])
+  stays(@Root() a: AnimalEntity, @Ctx() ctx: Context): Promise<StayRow[]> {
+    return staysLoader(ctx).load(a.id);
   }
 
   @FieldResolver(() => String, { nullable: true })

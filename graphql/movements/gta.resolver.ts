@@ -1,3 +1,7 @@
+import { ANIMALS_EGRESS_NEEDS, AnimalsEgress } from './animals-egress.type.js';
+import { ANIMALS_INGRESS_NEEDS, AnimalsIngress } from './animals-ingress.type.js';
+import type { AnimalsEgress as AnimalsEgressRow } from '../../src/movements/animals-egress.entity.js';
+import type { AnimalsIngress as AnimalsIngressRow } from '../../src/movements/animals-ingress.entity.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
@@ -56,13 +60,13 @@ export class IntegrationResolver {
     return ctx.core.integration.cancelar(ctx.em, requireActor(ctx), input);
   }
 
-  @Query(() => JSONObject, { description: 'An animals ingress by its uuid or the id_gta it was made under (none exist yet: always NOT_FOUND)' })
-  async entradaAnimais(@Arg('id', () => String) id: string, @Ctx() ctx: Context): Promise<Record<string, unknown>> {
-    return ctx.core.integration.entradaAnimais(ctx.db, requireActor(ctx), id);
+  @Query(() => AnimalsIngress, { description: "An animals ingress of the caller's UF by its uuid or by the id_gta it was received under (the latest)" })
+  async entradaAnimais(@Arg('id', () => String) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<AnimalsIngressRow> {
+    return ctx.loaders.take(await ctx.core.integration.entradaAnimais(ctx.db, requireActor(ctx), id, includeOf(info, ANIMALS_INGRESS_NEEDS)));
   }
 
-  @Query(() => JSONObject, { description: 'An animals egress by its uuid or the id_gta it was made under (none exist yet: always NOT_FOUND)' })
-  async saidaAnimais(@Arg('id', () => String) id: string, @Ctx() ctx: Context): Promise<Record<string, unknown>> {
-    return ctx.core.integration.saidaAnimais(ctx.db, requireActor(ctx), id);
+  @Query(() => AnimalsEgress, { description: "An animals egress of the caller's UF by its uuid or by the id_gta it left under (the latest)" })
+  async saidaAnimais(@Arg('id', () => String) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<AnimalsEgressRow> {
+    return ctx.loaders.take(await ctx.core.integration.saidaAnimais(ctx.db, requireActor(ctx), id, includeOf(info, ANIMALS_EGRESS_NEEDS)));
   }
 }

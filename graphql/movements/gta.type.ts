@@ -127,13 +127,13 @@ export class GtaCreateInput {
 export class IntegrationGtaInput {
   @Field(() => String, { nullable: true, description: 'The GTA series' }) ds_serie_gta?: string;
   @Field(() => String, { nullable: true, description: "Required: the caller's UF" }) ds_uf?: string;
-  @Field(() => String, { nullable: true, description: "The state's GTA id (required by notificar), kept as str_external_id" }) id_gta?: string;
+  @Field(() => String, { nullable: true, description: "The state's GTA id, kept as str_external_id" }) id_gta?: string;
   @Field(() => String, { nullable: true, description: 'Required: the GTA number' }) nr_gta?: string;
-  @Field(() => Int, { nullable: true, description: 'Notificar: required' }) int_animal_quantity?: number;
-  @Field(() => String, { nullable: true, description: "Notificar: required, the origin control unit's str_code" }) str_from_control_unit_code?: string;
-  @Field(() => String, { nullable: true, description: "Notificar: required, the destination control unit's str_code" }) str_to_control_unit_code?: string;
-  @Field(() => String, { nullable: true, description: `Notificar: required, ${GTA_PURPOSES.join(', ')}` }) str_purpose?: string;
+  @Field(() => Int, { nullable: true, description: 'Notificar: optional (completed later)' }) int_animal_quantity?: number;
+  @Field(() => String, { nullable: true, description: "Notificar: optional, the origin control unit's str_code" }) str_from_control_unit_code?: string;
+  @Field(() => String, { nullable: true, description: "Notificar: optional, the destination control unit's str_code" }) str_to_control_unit_code?: string;
+  @Field(() => String, { nullable: true, description: `Notificar: optional, ${GTA_PURPOSES.join(', ')}` }) str_purpose?: string;
   @Field(() => String, { nullable: true, description: 'Notificar: BOVINE (default) or BUBALINE' }) str_species?: string;
   @Field(() => DateTime, { nullable: true, description: 'Notificar: default now' }) ts_issued_at?: Date;
-  @Field(() => DateTime, { nullable: true, description: 'Notificar: required' }) ts_valid_until?: Date;
+  @Field(() => DateTime, { nullable: true, description: 'Notificar: optional; without it the GTA does not expire until completed' }) ts_valid_until?: Date;
 }

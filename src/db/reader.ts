@@ -50,7 +50,9 @@ export type LoaderName =
   | 'visibleResponsibleUserOfUnit'
   | 'organizationsOfUser'
   | 'gtaOfInvite'
-  | 'gtaById';
+  | 'gtaById'
+  | 'vehicleById'
+  | 'animalsEgressById';
 
 /** Which relations to join, nested: `{ current_tag: { last_control_unit: {} } }`. */
 export interface Include {

@@ -134,7 +134,7 @@ export async function resolveReads(tx: EntityManager, reads: Read[], field = 'ta
 export async function storeReads(tx: EntityManager, side: ReadSide, parentId: string, reads: ResolvedRead[]): Promise<number> {
   if (!reads.length) return 0;
   const ids = reads.map((r) => r.id);
-  const taken = await tx.execute<{ id: string }[]>(`select id from ${side.table} where id = any(?::uuid[]) and ${side.parent} <> ?`, [ids, parentId]);
+  const taken = await tx.execute<{ id: string }[]>(`select id from ${side.table} where id = any(array[?]::uuid[]) and ${side.parent} <> ?`, [ids, parentId]);
   if (taken.length) {
     const at = reads.find((r) => r.id === taken[0]!.id)!;
     throw DomainError.conflict(`tags[${at.idx}].id`, 'is the id of a read of another movement');

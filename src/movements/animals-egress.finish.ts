@@ -45,7 +45,7 @@ export async function finishEgress(tx: EntityManager, actor: Actor, egress: Anim
   if (!egress.gta_id) throw ruleViolated('GTA_REQUIRED', 'animals move under a GTA: set gta_id before finishing');
   const [gta] = await tx.execute<GtaRow[]>('select * from gta where id = ? for update', [egress.gta_id]);
   const status = effectiveStatus(gta!);
-  if (status === 'EXPIRED') throw ruleViolated('GTA_EXPIRED', `the GTA expired at ${gta!.ts_valid_until!.toISOString()}`, { gta_id: gta!.id });
+  if (status === 'EXPIRED') throw ruleViolated('GTA_EXPIRED', `the GTA expired at ${new Date(gta!.ts_valid_until!).toISOString()}`, { gta_id: gta!.id });
   if (status !== 'ISSUED' && status !== 'IN_USE') throw ruleViolated('GTA_NOT_USABLE', `a GTA ${status} carries no animals`, { gta_id: gta!.id, str_status: status });
   if (gta!.from_control_unit_id && gta!.from_control_unit_id !== unit.id) throw ruleViolated('GTA_FOR_ANOTHER_ORIGIN', 'the GTA was issued for another origin control unit', { gta_id: gta!.id });
   if (gta!.to_control_unit_id && egress.to_control_unit_id && gta!.to_control_unit_id !== egress.to_control_unit_id) {
@@ -85,7 +85,7 @@ export async function finishEgress(tx: EntityManager, actor: Actor, egress: Anim
 
   const now = new Date();
   const ids = animals.map((a) => a.id);
-  await tx.execute(`update animal set str_status = 'IN_TRANSIT', ts_updated_at = ? where id = any(?::uuid[])`, [now, ids]);
+  await tx.execute(`update animal set str_status = 'IN_TRANSIT', ts_updated_at = ? where id = any(array[?]::uuid[])`, [now, ids]);
   await closeStays(tx, ids, now, { animals_egress_id: egress.id }, new Map(animals.flatMap((a) => (a.ts_egress_at ? [[a.id, new Date(a.ts_egress_at)] as const] : []))));
   const completes = { from_control_unit_id: unit.id, from_establishment_id: origin.id, organization_id: origin.organization_id, to_control_unit_id: to, to_establishment_id: context!.establishment_id, int_animal_quantity: quantity ?? animals.length };
   await tx.execute(
@@ -136,7 +136,7 @@ export async function cancelEgress(tx: EntityManager, actor: Actor, egress: Anim
     const arrived = animals.filter((a) => a.str_status !== 'IN_TRANSIT' || a.last_control_unit_id !== egress.from_control_unit_id);
     if (arrived.length) throw ruleViolated('EGRESS_PARTLY_RECEIVED', `${arrived.length} animal(s) of this egress were already received or changed: it can no longer be cancelled`, { animals: named(arrived) });
     const ids = animals.map((a) => a.id);
-    await tx.execute(`update animal set str_status = 'ACTIVE', ts_updated_at = ? where id = any(?::uuid[])`, [now, ids]);
+    await tx.execute(`update animal set str_status = 'ACTIVE', ts_updated_at = ? where id = any(array[?]::uuid[])`, [now, ids]);
     await reopenStaysOf(tx, egress.id, ids);
     const [gta] = await tx.execute<{ str_status: string; n_other: number }[]>(
       `update gta g set str_status = case when o.n = 0 then 'ISSUED' else g.str_status end, ts_updated_at = ?

@@ -17,7 +17,8 @@ import { finishEgress, cancelEgress } from './animals-egress.finish.js';
 import { checkEgressIds, trimmedOrNull, type AnimalsEgressInput, type AnimalsEgressUpdate } from './animals-egress.input.js';
 import { ANIMALS_EGRESS_SEARCH, animalsEgressSource } from './animals-egress.reader.js';
 import { movementPolicy, type MovementWork } from './movement.policy.js';
-import { EGRESS_TRANSITIONS, movementStateError } from './movement.rules.js';
+import { lockMovement } from './movement-records.js';
+import { EGRESS_TRANSITIONS } from './movement.rules.js';
 
 const NOUN = 'animals egress';
 
@@ -181,16 +182,8 @@ const refsOf = (work: MovementWork, egress: AnimalsEgress) => ({
 });
 
 /** The egress locked for a change that needs it OPEN. */
-async function lockOpen(tx: EntityManager, id: string, action: string): Promise<AnimalsEgress> {
-  return lockState(tx, id, action, EGRESS_TRANSITIONS.read.from);
-}
-
-async function lockState(tx: EntityManager, id: string, action: string, from: readonly string[]): Promise<AnimalsEgress> {
-  const rows = await tx.execute<Record<string, unknown>[]>('select * from animals_egress where id = ? for update', [id]);
-  const egress = tx.map(AnimalsEgress, rows[0] as never);
-  if (!from.includes(egress.str_status)) throw movementStateError('an animals egress', action, egress.str_status, from);
-  return egress;
-}
+const lockOpen = (tx: EntityManager, id: string, action: string): Promise<AnimalsEgress> => lockState(tx, id, action, EGRESS_TRANSITIONS.read.from);
+const lockState = (tx: EntityManager, id: string, action: string, from: readonly string[]): Promise<AnimalsEgress> => lockMovement(tx, AnimalsEgress, 'animals_egress', id, action, from);
 
 /** The read count and last read time, kept on the record while it is OPEN. */
 async function refreshCounts(tx: EntityManager, egress: AnimalsEgress): Promise<void> {

@@ -67,22 +67,22 @@ export const GTA_SEARCH: SearchSpec = {
 
 const trimmed = (v: string | null | undefined): string | null | undefined => (typeof v === 'string' ? v.trim() || null : v);
 
-/** What a new GTA is built from, whichever door it came through. */
+/** What a new GTA is built from, whichever door it came through; the state may notify one without its origin, destination, quantity, purpose or validity. */
 export interface NewGta {
   id?: string;
   str_code: string;
-  int_animal_quantity: number;
+  int_animal_quantity: number | null;
   str_federative_unit: string;
   str_series: string | null;
-  str_purpose: string;
+  str_purpose: string | null;
   str_species: string;
   str_external_id: string | null;
-  from: ControlUnit;
-  to: ControlUnit;
-  origin: Establishment;
-  destination: Establishment;
+  from: ControlUnit | null;
+  to: ControlUnit | null;
+  origin: Establishment | null;
+  destination: Establishment | null;
   ts_issued_at: Date;
-  ts_valid_until: Date;
+  ts_valid_until: Date | null;
   responsible_user_id: string | null;
   issuer_user_id: string;
 }
@@ -168,7 +168,7 @@ export class GtaService {
     if (taken[0]!.n) throw DomainError.conflict('str_code', 'a GTA with this UF, series and number already exists');
     const gta = tx.create(Gta, {
       ...(n.id ? { id: n.id } : {}),
-      organization_id: n.origin.organization_id,
+      organization_id: n.origin?.organization_id ?? null,
       str_code: n.str_code,
       int_animal_quantity: n.int_animal_quantity,
       str_federative_unit: n.str_federative_unit,
@@ -176,10 +176,10 @@ export class GtaService {
       str_purpose: n.str_purpose,
       str_species: n.str_species,
       str_external_id: n.str_external_id,
-      from_control_unit_id: n.from.id,
-      to_control_unit_id: n.to.id,
-      from_establishment_id: n.origin.id,
-      to_establishment_id: n.destination.id,
+      from_control_unit_id: n.from?.id ?? null,
+      to_control_unit_id: n.to?.id ?? null,
+      from_establishment_id: n.origin?.id ?? null,
+      to_establishment_id: n.destination?.id ?? null,
       ts_issued_at: n.ts_issued_at,
       ts_valid_until: n.ts_valid_until,
       responsible_user_id: n.responsible_user_id,
@@ -196,7 +196,7 @@ export class GtaService {
       actorId: actor.userId,
       payload: {
         changes,
-        refs: { organization_id: origin.organization_id, from_control_unit_id: from.id, to_control_unit_id: to.id, from_establishment_id: origin.id, to_establishment_id: destination.id },
+        refs: { organization_id: origin?.organization_id ?? null, from_control_unit_id: from?.id ?? null, to_control_unit_id: to?.id ?? null, from_establishment_id: origin?.id ?? null, to_establishment_id: destination?.id ?? null },
         ...(hash ? { body_hash: hash } : {}),
       },
     });

@@ -9,18 +9,23 @@ import { federativeUnitOf } from '../places/county.reader.js';
 import type { Db } from '../db/sql.js';
 import { DomainError } from '../shared/errors.js';
 import type { PageInput } from '../shared/pagination.js';
-import { readVisiblePage, type PageOptions, type ReadPage } from '../shared/scoped-query.js';
+import { readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import { Checker } from '../shared/validation.js';
 import { Gta } from './gta.entity.js';
 import { gtaPolicy } from './gta.policy.js';
 import { quantityAndEnums, ufOfCounty, type GtaService } from './gta.service.js';
-import { establishmentInUf } from './integration.reader.js';
+import { egressForState, establishmentInUf, ingressForState } from './integration.reader.js';
+import type { AnimalsEgress } from './animals-egress.entity.js';
+import type { AnimalsIngress } from './animals-ingress.entity.js';
+import type { Include } from '../db/reader.js';
+import { appendEvent } from '../shared/events.js';
 
 /**
- * Integration Notificar / Cancelar of interface.md (ds_serie_gta, ds_uf, id_gta, nr_gta) plus what
- * registering a GTA needs besides (notificar only): int_animal_quantity, str_from_control_unit_code,
- * str_to_control_unit_code, str_purpose, ts_valid_until (required); str_species (BOVINE),
- * ts_issued_at (now) optional.
+ * Integration Notificar / Cancelar of interface.md: ds_serie_gta, ds_uf, id_gta, nr_gta (ds_uf and
+ * nr_gta name the GTA). Notificar also takes, optionally, what the GTA carries besides:
+ * int_animal_quantity, str_from_control_unit_code, str_to_control_unit_code, str_purpose,
+ * str_species (BOVINE), ts_issued_at (now), ts_valid_until. A GTA notified without them is
+ * registered and completed later, by a second notification or by the egress that uses it.
  */
 export interface IntegrationGtaInput {
   ds_serie_gta?: string | null;
@@ -64,48 +69,74 @@ export class IntegrationService {
     return readVisiblePage(db, actor, establishmentSource, scope, ESTABLISHMENT_UNRESTRICTED_SEARCH, {}, page, options);
   }
 
-  /** POST /api/v1/gta/notificar: registers the GTA the state issued; replayed (same UF + series + number), returns the stored one. */
+  /**
+   * POST /api/v1/gta/notificar: registers the GTA the state issued. Notified again (same UF, series
+   * and number), it answers the stored GTA, completed with what the stored one lacked; a value that
+   * contradicts a stored one is a CONFLICT naming the field.
+   */
   async notificar(em: EntityManager, actor: Actor, input: IntegrationGtaInput): Promise<Gta> {
     const { uf, series, code } = await this.key(em, actor, input);
-    const existing = await this.find(em, uf, series, code);
-    if (existing) return existing;
     const check = new Checker();
-    for (const f of ['id_gta', 'int_animal_quantity', 'str_from_control_unit_code', 'str_to_control_unit_code', 'str_purpose', 'ts_valid_until'] as const) check.required(f, input[f]);
     quantityAndEnums(check, '', input.int_animal_quantity, input.str_purpose, input.str_species);
     if (input.ts_issued_at && input.ts_valid_until) check.when(input.ts_valid_until.getTime() < input.ts_issued_at.getTime(), 'ts_valid_until', 'must not be before ts_issued_at');
-    check.throwIfAny();
-    const [from, to] = await Promise.all([
-      em.findOne(ControlUnit, { str_code: trimmed(input.str_from_control_unit_code)! }),
-      em.findOne(ControlUnit, { str_code: trimmed(input.str_to_control_unit_code)! }),
-    ]);
-    if (!from) check.add('str_from_control_unit_code', 'no such control unit');
-    if (!to) check.add('str_to_control_unit_code', 'no such control unit');
+    const [from, to] = await Promise.all([unitByCode(em, input.str_from_control_unit_code), unitByCode(em, input.str_to_control_unit_code)]);
+    if (from === undefined) check.add('str_from_control_unit_code', 'no such control unit');
+    if (to === undefined) check.add('str_to_control_unit_code', 'no such control unit');
     if (from && to && from.id === to.id) check.add('str_to_control_unit_code', 'must differ from str_from_control_unit_code');
     check.throwIfAny();
-    const [origin, destination] = await Promise.all([em.findOneOrFail(Establishment, { id: from!.establishment_id }), em.findOneOrFail(Establishment, { id: to!.establishment_id })]);
+    const [origin, destination] = await Promise.all([from ? em.findOneOrFail(Establishment, { id: from.establishment_id }) : null, to ? em.findOneOrFail(Establishment, { id: to.establishment_id }) : null]);
     return em.transactional(async (tx) => {
-      // A concurrent replay may have won the race since the look-up above.
+      // One notification of a GTA at a time: a concurrent replay waits, then finds it.
       await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`gta:${uf}:${series ?? ''}:${code}`]);
-      const raced = await this.find(tx, uf, series, code);
-      if (raced) return raced;
+      const given = {
+        int_animal_quantity: input.int_animal_quantity ?? null,
+        str_purpose: input.str_purpose ?? null,
+        str_external_id: trimmed(input.id_gta),
+        from_control_unit_id: from?.id ?? null,
+        to_control_unit_id: to?.id ?? null,
+        from_establishment_id: origin?.id ?? null,
+        to_establishment_id: destination?.id ?? null,
+        organization_id: origin?.organization_id ?? null,
+        ts_valid_until: input.ts_valid_until ?? null,
+      };
+      const existing = await this.find(tx, uf, series, code);
+      if (existing) return this.complete(tx, actor, existing, given);
       return this.gtas.insert(tx, actor, {
         str_code: code,
-        int_animal_quantity: input.int_animal_quantity!,
+        int_animal_quantity: given.int_animal_quantity,
         str_federative_unit: uf,
         str_series: series,
-        str_purpose: input.str_purpose!,
+        str_purpose: given.str_purpose,
         str_species: input.str_species ?? 'BOVINE',
-        str_external_id: trimmed(input.id_gta),
-        from: from!,
-        to: to!,
+        str_external_id: given.str_external_id,
+        from: from ?? null,
+        to: to ?? null,
         origin,
         destination,
         ts_issued_at: input.ts_issued_at ?? new Date(),
-        ts_valid_until: input.ts_valid_until!,
+        ts_valid_until: given.ts_valid_until,
         responsible_user_id: null,
         issuer_user_id: actor.userId,
       }, null);
     });
+  }
+
+  /** Fills what the stored GTA lacks from a later notification; one GTA_COMPLETED event when anything was filled. */
+  private async complete(tx: EntityManager, actor: Actor, gta: Gta, given: Partial<Record<keyof Gta, unknown>>): Promise<Gta> {
+    const filled: Record<string, unknown> = {};
+    const stored = gta as unknown as Record<string, unknown>;
+    for (const [field, value] of Object.entries(given)) {
+      if (value === null || value === undefined) continue;
+      const current = stored[field];
+      const same = current instanceof Date && value instanceof Date ? current.getTime() === value.getTime() : current === value;
+      if (current === null) filled[field] = value;
+      else if (!same && field !== 'from_establishment_id' && field !== 'to_establishment_id' && field !== 'organization_id') throw DomainError.conflict(NOTIFIED_FIELD[field] ?? field, 'differs from what the GTA was notified with');
+    }
+    if (!Object.keys(filled).length) return gta;
+    Object.assign(gta, filled, { ts_updated_at: new Date() });
+    await tx.flush();
+    await appendEvent(tx, { type: 'GTA_COMPLETED', recordType: 'Gta', recordId: gta.id, actorId: actor.userId, payload: { changes: filled, refs: { by: 'STATE' } } });
+    return gta;
   }
 
   /** POST /api/v1/gta/cancelar: ISSUED → CANCELLED (200); already CANCELLED answers it again; 404 unknown; 422 once animals were dispatched. */
@@ -118,18 +149,14 @@ export class IntegrationService {
     return em.transactional((tx) => this.gtas.markCancelled(tx, actor, gta, 'STATE', true));
   }
 
-  /** GET /api/v1/entrada_animais/:id: animals ingress does not exist yet, so nothing is found. */
-  async entradaAnimais(db: Db, actor: Actor, id: string): Promise<never> {
-    await this.ufRead(db, actor);
-    void id;
-    throw DomainError.notFound('animals ingress');
+  /** GET /api/v1/entrada_animais/:id: an animals ingress of the caller's UF by its uuid or by the id_gta it was received under (the latest). */
+  async entradaAnimais(db: Db, actor: Actor, id: string, include: Include): Promise<Read<AnimalsIngress>> {
+    return ingressForState(db, actor, await this.ufRead(db, actor), id, include);
   }
 
-  /** GET /api/v1/saida_animais/:id: animals egress does not exist yet, so nothing is found. */
-  async saidaAnimais(db: Db, actor: Actor, id: string): Promise<never> {
-    await this.ufRead(db, actor);
-    void id;
-    throw DomainError.notFound('animals egress');
+  /** GET /api/v1/saida_animais/:id: an animals egress of the caller's UF by its uuid or by the id_gta it left under (the latest). */
+  async saidaAnimais(db: Db, actor: Actor, id: string, include: Include): Promise<Read<AnimalsEgress>> {
+    return egressForState(db, actor, await this.ufRead(db, actor), id, include);
   }
 
   private async key(em: EntityManager, actor: Actor, input: IntegrationGtaInput): Promise<{ uf: string; series: string | null; code: string }> {
@@ -146,4 +173,18 @@ export class IntegrationService {
     const rows = await em.execute<Record<string, unknown>[]>(`select * from gta where str_federative_unit = ? and coalesce(str_series, '') = ? and str_code = ?`, [uf, series ?? '', code]);
     return rows[0] ? em.map(Gta, rows[0] as never) : null;
   }
+}
+
+/** The body's names for the GTA's fields, so a CONFLICT names what the caller sent. */
+const NOTIFIED_FIELD: Record<string, string> = {
+  str_external_id: 'id_gta',
+  from_control_unit_id: 'str_from_control_unit_code',
+  to_control_unit_id: 'str_to_control_unit_code',
+};
+
+/** A unit by its code: null when no code was given, undefined when no unit has it. */
+async function unitByCode(em: EntityManager, code: string | null | undefined): Promise<ControlUnit | null | undefined> {
+  const c = trimmed(code);
+  if (!c) return null;
+  return (await em.findOne(ControlUnit, { str_code: c })) ?? undefined;
 }

@@ -31,6 +31,9 @@ export class Occurrence extends BaseEntity {
   @Property({ type: 'uuid', nullable: true })
   gta_id: string | null = null;
 
+  @Property({ type: 'uuid', nullable: true })
+  travel_id: string | null = null;
+
   /** Null when a rule raised it. */
   @Property({ type: 'uuid', nullable: true })
   reporter_user_id: string | null = null;

@@ -18,6 +18,7 @@ export interface RaisedOccurrence {
   animals_egress_id?: string | null;
   animals_ingress_id?: string | null;
   gta_id?: string | null;
+  travel_id?: string | null;
   str_description: string;
   ts_occurred_at?: Date;
 }

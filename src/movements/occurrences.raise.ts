@@ -19,13 +19,14 @@ export async function raiseOccurrences(tx: EntityManager, actorId: string | null
     animals_egress_id: o.animals_egress_id ?? null,
     animals_ingress_id: o.animals_ingress_id ?? null,
     gta_id: o.gta_id ?? null,
+    travel_id: o.travel_id ?? null,
     str_description: o.str_description,
     ts_occurred_at: (o.ts_occurred_at ?? now).toISOString(),
   }));
   await tx.execute(
-    `insert into occurrence (id, str_type, control_unit_id, animal_id, tag_id, animals_egress_id, animals_ingress_id, gta_id, str_description, ts_occurred_at, ts_created_at, ts_updated_at)
-     select x.id, x.str_type, x.control_unit_id, x.animal_id, x.tag_id, x.animals_egress_id, x.animals_ingress_id, x.gta_id, x.str_description, x.ts_occurred_at, ?, ?
-       from jsonb_to_recordset(?::jsonb) as x(id uuid, str_type text, control_unit_id uuid, animal_id uuid, tag_id uuid, animals_egress_id uuid, animals_ingress_id uuid, gta_id uuid, str_description text, ts_occurred_at timestamptz)`,
+    `insert into occurrence (id, str_type, control_unit_id, animal_id, tag_id, animals_egress_id, animals_ingress_id, gta_id, travel_id, str_description, ts_occurred_at, ts_created_at, ts_updated_at)
+     select x.id, x.str_type, x.control_unit_id, x.animal_id, x.tag_id, x.animals_egress_id, x.animals_ingress_id, x.gta_id, x.travel_id, x.str_description, x.ts_occurred_at, ?, ?
+       from jsonb_to_recordset(?::jsonb) as x(id uuid, str_type text, control_unit_id uuid, animal_id uuid, tag_id uuid, animals_egress_id uuid, animals_ingress_id uuid, gta_id uuid, travel_id uuid, str_description text, ts_occurred_at timestamptz)`,
     [now, now, JSON.stringify(rows)],
   );
   return rows.map(({ id, ...changes }) => ({

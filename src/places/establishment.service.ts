@@ -36,6 +36,7 @@ import {
   type SocioenvironmentalStatus,
 } from './establishment.rules.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
+import { propagateSocio } from '../movements/socio.propagation.js';
 
 export interface ResponsibleUserInput {
   str_document?: string | null;
@@ -249,12 +250,15 @@ export class EstablishmentService {
         events.push({ type: 'ESTABLISHMENT_STATUS_CHANGED', recordType: 'Establishment', recordId: id, actorId: actor.userId, payload: { changes: { str_status: { from: establishment.str_status, to: statusTo } }, refs } });
         establishment.str_status = statusTo;
       }
+      const socioFrom = establishment.str_socioenvironmental_status;
       if (socioTo) {
-        events.push({ type: 'ESTABLISHMENT_SOCIOENVIRONMENTAL_STATUS_CHANGED', recordType: 'Establishment', recordId: id, actorId: actor.userId, payload: { changes: { str_socioenvironmental_status: { from: establishment.str_socioenvironmental_status, to: socioTo } }, refs } });
+        events.push({ type: 'ESTABLISHMENT_SOCIOENVIRONMENTAL_STATUS_CHANGED', recordType: 'Establishment', recordId: id, actorId: actor.userId, payload: { changes: { str_socioenvironmental_status: { from: socioFrom, to: socioTo } }, refs } });
         establishment.str_socioenvironmental_status = socioTo;
       }
       if (!events.length) return establishment;
       await tx.flush();
+      // Every animal that ever stood here takes its status again (set-based, one statement).
+      if (socioTo) events.push(...(await propagateSocio(tx, actor.userId, establishment, { from: socioFrom, to: socioTo }, refs)));
       await appendEvents(tx, events);
       return establishment;
     });

@@ -136,6 +136,10 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   tags_replacement_pkey: ['id', 'is already taken'],
   tags_writeoff_pkey: ['id', 'is already taken'],
   tags_writeoff_tag_once: ['tags', 'a tag is written off once'],
+  travel_pkey: ['id', 'is already taken'],
+  travel_embark_pkey: ['id', 'is already taken'],
+  travel_stop_pkey: ['id', 'is already taken'],
+  travel_embark_egress_once: ['animals_egress_id', 'already rides another travel'],
 };
 
 /** Exclusion constraints (SQLSTATE 23P01): a race past the core's own overlap check, the same CONFLICT it gives. */

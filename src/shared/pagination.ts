@@ -26,12 +26,13 @@ export interface Paged<T> {
   meta: PaginationMeta;
 }
 
-export function toPage(input: PageInput | null | undefined): Page {
+/** `max`: a larger page where a list allows it (the trace's export). */
+export function toPage(input: PageInput | null | undefined, max = MAX_PAGE_SIZE): Page {
   const page = input?.int_current_page ?? 1;
   const size = input?.int_max_results ?? DEFAULT_PAGE_SIZE;
   const fields: Record<string, string[]> = {};
   if (!Number.isInteger(page) || page < 1) fields.int_current_page = ['must be an integer of at least 1'];
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) fields.int_max_results = [`must be an integer from 1 to ${MAX_PAGE_SIZE}`];
+  if (!Number.isInteger(size) || size < 1 || size > max) fields.int_max_results = [`must be an integer from 1 to ${max}`];
   if (Object.keys(fields).length) throw DomainError.validation(fields);
   return { page, size, offset: (page - 1) * size };
 }

@@ -44,7 +44,7 @@ export async function mustPost(app: TestApp, path: string, token: string, body: 
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
     NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATA_DIR: ':memory:',
     DATABASE_URL: process.env.DATABASE_URL,
     EXPOSE_SQL_STATEMENTS: 'true',

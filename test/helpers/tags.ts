@@ -68,6 +68,11 @@ export async function stockAnimals(app: TestApp, unitId: string, n: number): Pro
       await tx.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, current_tag_id, ts_identified_at) values (?, 'BOVINE', ?, ?, ?, now())`, [animalIds[i], i % 2 ? 'MALE' : 'FEMALE', unitId, tagIds[i]]);
     }
     await tx.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.id in (?)`, [tagIds]);
+    await tx.execute(
+      `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, a.last_control_unit_id, cu.establishment_id, a.ts_identified_at
+         from animal a join control_unit cu on cu.id = a.last_control_unit_id where a.id in (?)`,
+      [animalIds],
+    );
   });
   await em.execute(`update tags_box set str_status = 'DEPLETED' where id = (select tags_box_id from tag where id = ?)`, [tagIds[0]]);
   return { animalIds, tagIds, codes };

@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { openStays } from '../animals/stays.js';
+import type { EventInput } from '../shared/events.js';
+import { socioOfRank, socioRank } from './movement.rules.js';
+
+/** Where animals arrive: the unit and its establishment's socio-environmental status. */
+export interface Destination {
+  unitId: string;
+  establishmentId: string;
+  organizationId: string;
+  socio: string;
+}
+
+/**
+ * Animals IN_TRANSIT become ACTIVE at the destination, set-based: their last unit, their applied
+ * tags' unit, a stay opened at their read time (or `at`), and their socio-environmental status
+ * the worse of theirs and the destination establishment's (theirs already holds every earlier
+ * establishment's). Returns the new status of each animal.
+ */
+export async function arrive(tx: EntityManager, animalIds: string[], to: Destination, at: Date, times: Map<string, Date>, ingressId: string | null): Promise<Map<string, string>> {
+  if (!animalIds.length) return new Map();
+  const rows = await tx.execute<{ id: string; str_socioenvironmental_status: string }[]>(
+    `update animal a set str_status = 'ACTIVE', last_control_unit_id = ?,
+            str_socioenvironmental_status = ${socioOfRank(`greatest(${socioRank('a.str_socioenvironmental_status')}, ${socioRank('?::text')})`)}, ts_updated_at = ?
+      where a.id = any(array[?]::uuid[]) and a.str_status = 'IN_TRANSIT' returning a.id, a.str_socioenvironmental_status`,
+    [to.unitId, to.socio, at, animalIds],
+  );
+  await tx.execute(`update tag set last_control_unit_id = ?, ts_updated_at = ? where animal_id = any(array[?]::uuid[]) and str_status = 'APPLIED'`, [to.unitId, at, animalIds]);
+  await openStays(tx, animalIds, { time: at }, { animals_ingress_id: ingressId ?? undefined }, times);
+  return new Map(rows.map((r) => [r.id, r.str_socioenvironmental_status]));
+}
+
+/**
+ * GTAs whose every dispatched animal has arrived become RECEIVED, and so do their egresses:
+ * two statements however many. Returns their events.
+ */
+export async function settleGtas(tx: EntityManager, actorId: string, gtaIds: string[], refs: Record<string, unknown>): Promise<EventInput[]> {
+  if (!gtaIds.length) return [];
+  const now = new Date();
+  const gtas = await tx.execute<{ id: string }[]>(
+    `update gta g set str_status = 'RECEIVED', ts_updated_at = ?
+      where g.id = any(array[?]::uuid[]) and g.str_status = 'IN_USE'
+        and not exists (select 1 from animals_egress e join animals_egress_tag r on r.animals_egress_id = e.id join animal a on a.id = r.animal_id
+                         where e.gta_id = g.id and e.str_status = 'FINISHED' and a.str_status = 'IN_TRANSIT' and a.last_control_unit_id = e.from_control_unit_id)
+      returning g.id`,
+    [now, gtaIds],
+  );
+  const received = gtas.map((g) => g.id);
+  const egresses = received.length
+    ? await tx.execute<{ id: string; gta_id: string }[]>(`update animals_egress set str_status = 'RECEIVED', ts_updated_at = ? where gta_id = any(array[?]::uuid[]) and str_status = 'FINISHED' returning id, gta_id`, [now, received])
+    : [];
+  return [
+    ...received.map((id): EventInput => ({ type: 'GTA_RECEIVED', recordType: 'Gta', recordId: id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs } })),
+    ...egresses.map((e): EventInput => ({ type: 'ANIMALS_EGRESS_RECEIVED', recordType: 'AnimalsEgress', recordId: e.id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs: { ...refs, gta_id: e.gta_id } } })),
+  ];
+}
+
+/** Where a unit is, as a destination: one statement. */
+export async function destinationOf(tx: EntityManager, unitId: string): Promise<Destination> {
+  const [row] = await tx.execute<{ establishment_id: string; organization_id: string; socio: string }[]>(
+    'select e.id as establishment_id, e.organization_id, e.str_socioenvironmental_status as socio from control_unit cu join establishment e on e.id = cu.establishment_id where cu.id = ?',
+    [unitId],
+  );
+  return { unitId, establishmentId: row!.establishment_id, organizationId: row!.organization_id, socio: row!.socio };
+}

@@ -1,0 +1,116 @@
+import type { Db } from '../db/sql.js';
+import type { Scope } from '../shared/scoped-query.js';
+
+export type TraceDirection = 'FORWARD' | 'BACKWARD' | 'BOTH';
+
+/** A checked trace question: the seed (SQL on alias "s", the stays at the place), the window, the direction, the hop limit. */
+export interface TraceQuestion {
+  seed: Scope;
+  from: Date;
+  to: Date;
+  direction: TraceDirection;
+  maxHops: number | null;
+  /** The units whose stays the caller may see (SQL on a unit id column, `?` for the column is not used: a function of it). */
+  visibleUnit: (column: string) => Scope;
+}
+
+/** A traced animal: how it was reached (the seed, or a contact with an animal at a unit at a time) and its hops from the seed. */
+export interface TracedAnimalRow {
+  animal_id: string;
+  int_hops: number;
+  via_animal_id: string | null;
+  via_control_unit_id: string | null;
+  ts_via: Date | null;
+  str_status: string;
+  last_control_unit_id: string;
+  str_tag_code: string | null;
+}
+
+export interface TracedEstablishmentRow {
+  id: string;
+  str_name: string;
+  str_type: string;
+  str_socioenvironmental_status: string;
+}
+
+/** One stay of a traced animal's path, with the GTA it left under. */
+export interface TracedStayRow {
+  animal_id: string;
+  control_unit_id: string;
+  str_control_unit_code: string;
+  establishment_id: string;
+  str_establishment_name: string;
+  ts_from: Date;
+  ts_to: Date | null;
+  animals_ingress_id: string | null;
+  animals_egress_id: string | null;
+  gta_id: string | null;
+  str_gta_code: string | null;
+}
+
+/** The reach of the question as SQL: one `trace_reach` walk per direction (Migration0019Trace). */
+function reachedSql(q: TraceQuestion): { sql: string; params: unknown[] } {
+  const seed = `array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ?)`;
+  const walks = q.direction === 'BOTH' ? [true, false] : [q.direction === 'FORWARD'];
+  const params: unknown[] = [];
+  const parts = walks.map((forward) => {
+    params.push(...q.seed.params, q.to, q.from, q.from, q.to, forward, q.maxHops);
+    return `select * from trace_reach(${seed}, ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
+  });
+  return { sql: parts.join(' union all '), params };
+}
+
+/**
+ * A page of the traced animals the caller may see (an animal with at least one stay at a unit it
+ * sees), nearest to the seed first, with the total and the establishments reached: one statement.
+ */
+export async function tracePage(db: Db, q: TraceQuestion, limit: number, offset: number): Promise<{ rows: TracedAnimalRow[]; total: number; establishments: TracedEstablishmentRow[] }> {
+  const reached = reachedSql(q);
+  const stayVisible = q.visibleUnit('vs.control_unit_id');
+  const establishmentVisible = q.visibleUnit('vu.id');
+  const rows = await db.rows<TracedAnimalRow & { _total: number; _establishments: TracedEstablishmentRow[] | null }>({
+    sql: `with reached as materialized (${reached.sql}),
+      entry as (select distinct on (r.animal_id) r.animal_id, r.int_hops, r.via_animal_id, r.via_control_unit_id, r.ts_via
+                  from reached r where r.via_animal_id is null or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.ts_exposure),
+      visible as (select e.* from entry e where exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql})),
+      places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status from establishment e
+                  where e.id in (select distinct establishment_id from reached)
+                    and exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql}))
+      select v.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
+             (select count(*)::int from visible) as _total,
+             (select jsonb_agg(p order by p.str_name, p.id) from places p) as _establishments
+        from visible v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id
+       order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id
+       limit ? offset ?`,
+    params: [...reached.params, ...stayVisible.params, ...establishmentVisible.params, limit, offset],
+  });
+  if (rows.length) {
+    const { _total: total, _establishments: establishments } = rows[0]!;
+    return { rows: rows.map((r) => ({ ...r, _total: undefined, _establishments: undefined })), total, establishments: establishments ?? [] };
+  }
+  // Past the last page (or nothing reached): the total and the establishments alone.
+  const [empty] = await db.rows<{ n: number; establishments: TracedEstablishmentRow[] | null }>({
+    sql: `with reached as materialized (${reached.sql}),
+      entry as (select distinct r.animal_id from reached r)
+      select (select count(*)::int from entry e where exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql})) as n,
+             (select jsonb_agg(p order by p.str_name, p.id) from (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status from establishment e
+                where e.id in (select distinct establishment_id from reached) and exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql})) p) as establishments`,
+    params: [...reached.params, ...stayVisible.params, ...establishmentVisible.params],
+  });
+  return { rows: [], total: empty?.n ?? 0, establishments: empty?.establishments ?? [] };
+}
+
+/** The whole path of each traced animal, oldest stay first, only at units the caller sees: one statement. */
+export async function tracedStays(db: Db, animalIds: readonly string[], visibleUnit: (column: string) => Scope): Promise<TracedStayRow[]> {
+  if (!animalIds.length) return [];
+  const visible = visibleUnit('s.control_unit_id');
+  return db.rows<TracedStayRow>({
+    sql: `select s.animal_id, s.control_unit_id, cu.str_code as str_control_unit_code, s.establishment_id, e.str_name as str_establishment_name, s.ts_from, s.ts_to,
+                 s.animals_ingress_id, s.animals_egress_id, ae.gta_id, g.str_code as str_gta_code
+            from animal_stay s join control_unit cu on cu.id = s.control_unit_id join establishment e on e.id = s.establishment_id
+            left join animals_egress ae on ae.id = s.animals_egress_id left join gta g on g.id = ae.gta_id
+           where s.animal_id = any(?) and ${visible.sql}
+           order by s.animal_id, s.ts_from, s.id`,
+    params: [animalIds, ...visible.params],
+  });
+}

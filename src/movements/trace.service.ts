@@ -1,0 +1,91 @@
+import type { Db } from '../db/sql.js';
+import type { Actor } from '../identity/actor.js';
+import { MANAGING_ROLES } from '../identity/actor.js';
+import { controlUnitPolicy, establishmentPolicy } from '../places/establishment.policy.js';
+import { groupedBy } from '../db/reader.js';
+import { DomainError } from '../shared/errors.js';
+import { isUuid } from '../shared/ids.js';
+import { paged, toPage, type PageInput, type Paged } from '../shared/pagination.js';
+import type { Scope } from '../shared/scoped-query.js';
+import { Checker } from '../shared/validation.js';
+import { UF_READERS } from './gta.policy.js';
+import { tracedStays, tracePage, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow } from './trace.reader.js';
+
+export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
+
+/** The trace question (DOMAIN.md, "Tracing"): one place or animal, a window, a direction, a hop limit. */
+export interface TraceInput {
+  establishment_id?: string | null;
+  control_unit_id?: string | null;
+  animal_id?: string | null;
+  ts_from?: Date | null;
+  ts_to?: Date | null;
+  str_direction?: string | null;
+  int_max_hops?: number | null;
+}
+
+export interface TracedAnimal extends TracedAnimalRow {
+  str_reached_by: 'SEED' | 'CONTACT';
+  stays: TracedStayRow[];
+}
+
+export interface TraceResult extends Paged<TracedAnimal> {
+  establishments: TracedEstablishmentRow[];
+}
+
+/** Most traced animals on one page (the CSV export pages through the whole answer). */
+export const MAX_TRACE_PAGE = 5000;
+
+/**
+ * Who may ask: authorities and integrations (within their federative unit), administrators, and
+ * owners and managers of the active organization (within what it sees). The walk covers every
+ * stay; the answer shows only the stays at units the caller sees, and the animals with at least one.
+ */
+export class TraceService {
+  async trace(db: Db, actor: Actor, input: TraceInput, pageInput: PageInput | null | undefined): Promise<TraceResult> {
+    if (!actor.isAdmin && !UF_READERS.includes(actor.userType) && !(actor.role && MANAGING_ROLES.includes(actor.role))) {
+      throw DomainError.forbidden('the trace is for authorities, integrations, administrators and the owners and managers of an organization');
+    }
+    const { seed, from, to, direction, maxHops } = await this.question(db, actor, input);
+    const page = toPage(pageInput, MAX_TRACE_PAGE);
+    const visibleUnit = (column: string): Scope => controlUnitPolicy.unitIn(actor, column);
+    const found = await tracePage(db, { seed, from, to, direction, maxHops, visibleUnit }, page.size, page.offset);
+    const stays = groupedBy(found.rows.map((r) => r.animal_id), await tracedStays(db, found.rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
+    const animals = found.rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.via_animal_id ? 'CONTACT' : 'SEED', stays: stays[i]! }));
+    return { ...paged(animals, found.total, page), establishments: found.establishments };
+  }
+
+  /** Checks the question; the seed must be a place or animal the caller sees (422 naming the field otherwise). */
+  private async question(db: Db, actor: Actor, input: TraceInput): Promise<{ seed: Scope; from: Date; to: Date; direction: TraceDirection; maxHops: number | null }> {
+    const check = new Checker();
+    const given = (['establishment_id', 'control_unit_id', 'animal_id'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
+    if (given.length !== 1) check.add(given.length ? given[1]! : 'establishment_id', 'give exactly one of establishment_id, control_unit_id, animal_id');
+    for (const f of given) check.when(!isUuid(input[f]), f, 'must be a uuid');
+    check.required('ts_from', input.ts_from).required('ts_to', input.ts_to);
+    if (input.ts_from && input.ts_to) check.when(input.ts_to.getTime() < input.ts_from.getTime(), 'ts_to', 'must not be before ts_from');
+    const direction = input.str_direction ?? 'BOTH';
+    check.when(!(TRACE_DIRECTIONS as readonly string[]).includes(direction), 'str_direction', `must be one of ${TRACE_DIRECTIONS.join(', ')}`);
+    if (input.int_max_hops !== undefined && input.int_max_hops !== null) check.when(!Number.isInteger(input.int_max_hops) || input.int_max_hops < 0, 'int_max_hops', 'must be an integer of at least 0');
+    check.throwIfAny();
+    const field = given[0]!;
+    const id = input[field]!.toLowerCase();
+    const seen = await db.rows<{ n: number }>(visibility(actor, field, id));
+    if (!seen[0]?.n) throw DomainError.field(field, field === 'animal_id' ? 'no such animal' : field === 'control_unit_id' ? 'no such control unit' : 'no such establishment');
+    const column = { establishment_id: 's.establishment_id', control_unit_id: 's.control_unit_id', animal_id: 's.animal_id' }[field];
+    return { seed: { sql: `${column} = ?`, params: [id] }, from: input.ts_from!, to: input.ts_to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null };
+  }
+}
+
+/** One statement: 1 when the caller sees the seed (an animal: one of its stays' units). */
+function visibility(actor: Actor, field: 'establishment_id' | 'control_unit_id' | 'animal_id', id: string): { sql: string; params: unknown[] } {
+  if (field === 'establishment_id') {
+    const scope = establishmentPolicy.scope(actor);
+    return { sql: `select count(*)::int as n from establishment e where e.id = ? and ${scope.sql}`, params: [id, ...scope.params] };
+  }
+  if (field === 'control_unit_id') {
+    const scope = controlUnitPolicy.scope(actor);
+    return { sql: `select count(*)::int as n from control_unit cu where cu.id = ? and ${scope.sql}`, params: [id, ...scope.params] };
+  }
+  const scope = controlUnitPolicy.unitIn(actor, 'vs.control_unit_id');
+  return { sql: `select count(*)::int as n from (select 1 from animal_stay vs where vs.animal_id = ? and ${scope.sql} limit 1) x`, params: [id, ...scope.params] };
+}
