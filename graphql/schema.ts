@@ -49,6 +49,11 @@ import { TagsWriteoffResolver } from './tags/tags-writeoff.resolver.js';
 import { TagsWriteoffFieldsResolver } from './tags/tags-writeoff.type.js';
 import { OccurrenceResolver } from './movements/occurrence.resolver.js';
 import { OccurrenceFieldsResolver } from './movements/occurrence.type.js';
+import { HomeResolver } from './home/home.resolver.js';
+import { UserFeaturesResolver } from './identity/user-features.resolver.js';
+import { PrivacyTermsResolver } from './identity/privacy-terms.resolver.js';
+import { UserVerificationResolver } from './identity/user-verification.resolver.js';
+import { gateTerms } from './terms-gate.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -91,8 +96,9 @@ export function getSchema(): Promise<GraphQLSchema> {
       AnimalsEgressResolver, AnimalsEgressFieldsResolver, AnimalsEgressTagFieldsResolver,
       AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver, TraceResolver,
       OccurrenceResolver, OccurrenceFieldsResolver,
-      TravelResolver, TravelFieldsResolver, TravelEmbarkFieldsResolver, TravelStopFieldsResolver],
+      TravelResolver, TravelFieldsResolver, TravelEmbarkFieldsResolver, TravelStopFieldsResolver,
+      HomeResolver, UserFeaturesResolver, PrivacyTermsResolver, UserVerificationResolver],
     validate: false,
-  });
+  }).then(gateTerms);
   return built;
 }

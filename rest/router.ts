@@ -24,6 +24,7 @@ import { traceRoutes } from './trace.routes.js';
 import { streamCsv } from './csv-stream.js';
 import { occurrenceRoutes } from './occurrences.routes.js';
 import { travelRoutes } from './travels.routes.js';
+import { singletonRoutes } from './singletons.routes.js';
 import { absentRelationsRemover } from './absent-relations.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
@@ -33,7 +34,7 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes,
   ...tagsTransferRoutes,
   ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes,
-  ...occurrenceRoutes, ...travelRoutes];
+  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { FEATURE_NAME } from './identity/user-features.rules.js';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -37,10 +38,23 @@ const schema = z.object({
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(50),
   /** The longest a travel may last before it raises TRANSIT_TIME_EXCEEDED (hours; fractions allowed). */
   TRAVEL_MAX_HOURS: z.coerce.number().positive().max(24 * 365).default(48),
+  /** Feature flags on for everyone unless a user's or organization's setting turns them off (comma list). */
+  USER_FEATURES_DEFAULT: z
+    .string()
+    .default('')
+    .transform((v) => [...new Set(v.split(',').map((f) => f.trim()).filter(Boolean))].sort())
+    .refine((flags) => flags.every((f) => FEATURE_NAME.test(f)), 'each flag is 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit'),
+  /** Every authenticated call but the terms, login, refresh, logout and whoami answers 428 until the caller accepts the current terms. */
+  TERMS_REQUIRED: bool.default(false),
+  /** The shortest wait between two verification codes sent to one user (seconds). */
+  VERIFICATION_SEND_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Key of the verification codes' HMAC; derived from JWT_SECRET when unset. */
+  VERIFICATION_PEPPER: z.string().min(32, 'must be at least 32 characters').optional(),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION'> & {
+export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION' | 'VERIFICATION_PEPPER'> & {
   JWT_SECRET: string;
+  VERIFICATION_PEPPER: string;
   GRAPHQL_INTROSPECTION: boolean;
   /** PGlite without a data directory keeps everything in memory. */
   inMemory: boolean;
@@ -63,10 +77,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((c.ADMIN_EMAIL && !c.ADMIN_PASSWORD) || (!c.ADMIN_EMAIL && c.ADMIN_PASSWORD)) {
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither');
   }
+  // Outside production a missing secret gets a random one: tokens then die with the process.
+  const jwtSecret = c.JWT_SECRET ?? randomBytes(32).toString('hex');
   return {
     ...c,
-    // Outside production a missing secret gets a random one: tokens then die with the process.
-    JWT_SECRET: c.JWT_SECRET ?? randomBytes(32).toString('hex'),
+    JWT_SECRET: jwtSecret,
+    VERIFICATION_PEPPER: c.VERIFICATION_PEPPER ?? createHash('sha256').update(`verification-code:${jwtSecret}`).digest('hex'),
     GRAPHQL_INTROSPECTION: c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production',
     inMemory: c.DATA_DIR === ':memory:' || c.DATA_DIR === 'memory://',
   };

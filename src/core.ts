@@ -28,6 +28,12 @@ import { AnimalsIngressService } from './movements/animals-ingress.service.js';
 import { TraceService } from './movements/trace.service.js';
 import { OccurrenceService } from './movements/occurrence.service.js';
 import { TravelService } from './transit/travel.service.js';
+import { HomeService } from './home/home.service.js';
+import { UserFeatureService } from './identity/user-features.service.js';
+import { PrivacyTermsService } from './identity/privacy-terms.service.js';
+import { UserVerificationService } from './identity/user-verification.service.js';
+import { SendThrottle } from './identity/throttle.js';
+import { LogSmsSender } from './shared/sms.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -55,6 +61,10 @@ export interface Core {
   trace: TraceService;
   occurrences: OccurrenceService;
   travels: TravelService;
+  home: HomeService;
+  userFeatures: UserFeatureService;
+  privacyTerms: PrivacyTermsService;
+  userVerification: UserVerificationService;
 }
 
 /** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -62,7 +72,7 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
   const tokens = new Tokens({ secret: config.JWT_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS }, pool);
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
-  const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL);
+  const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL, config.TERMS_REQUIRED);
   const gtas = new GtaService();
   return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
     tags: new TagService(),
@@ -78,5 +88,9 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     trace: new TraceService(),
     occurrences: new OccurrenceService(),
     travels: new TravelService(config.TRAVEL_MAX_HOURS),
+    home: new HomeService(),
+    userFeatures: new UserFeatureService(config.USER_FEATURES_DEFAULT),
+    privacyTerms: new PrivacyTermsService(),
+    userVerification: new UserVerificationService(mailer, new LogSmsSender(log), config.VERIFICATION_PEPPER, new SendThrottle(config.VERIFICATION_SEND_INTERVAL_SECONDS, pool), log),
   };
 }

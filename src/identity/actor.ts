@@ -13,6 +13,8 @@ export interface Actor {
   sessionId: string;
   jti: string;
   tokenExpiresAt: number;
+  /** TERMS_REQUIRED and the user has not accepted the current terms: every call but a few answers 428. */
+  termsPending?: boolean;
 }
 
 export const MANAGING_ROLES: readonly Role[] = ['OWNER', 'MANAGER'];

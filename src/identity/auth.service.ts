@@ -14,6 +14,7 @@ import { AuthSession, RefreshToken, UserToken, type UserTokenPurpose } from './s
 import type { LoginThrottle } from './throttle.js';
 import { ACCESS_TTL_SECONDS, REFRESH_GRACE_MS, REFRESH_TTL_MS, hashToken, type Tokens } from './tokens.js';
 import { User } from './user.entity.js';
+import { TERMS_PENDING_SQL } from './privacy-terms.reader.js';
 
 export interface TokenPair {
   str_access_token: string;
@@ -38,14 +39,16 @@ export class AuthService {
     private readonly throttle: LoginThrottle,
     private readonly mailer: Mailer,
     private readonly publicUrl: string,
+    /** TERMS_REQUIRED: authenticate also says whether the user still has to accept the current terms. */
+    private readonly termsRequired = false,
   ) {}
 
   /** Resolves the bearer token to an actor in one statement; a revoked session or a deleted user is a 401. */
   /** One statement (named: parsed and planned once per connection) on the read side. */
   async authenticate(db: Db, bearer: string): Promise<Actor> {
     const claims = this.tokens.verifyAccess(bearer);
-    const rows = await db.rows<{ bl_admin: boolean; str_type: Actor['userType']; county_id: string | null; str_role: Role | null; ts_revoked_at: Date | null }>({
-      sql: `select u.bl_admin, u.str_type, u.county_id, m.str_role, s.ts_revoked_at
+    const rows = await db.rows<{ bl_admin: boolean; str_type: Actor['userType']; county_id: string | null; str_role: Role | null; ts_revoked_at: Date | null; bl_terms_pending?: boolean }>({
+      sql: `select u.bl_admin, u.str_type, u.county_id, m.str_role, s.ts_revoked_at${this.termsRequired ? `, ${TERMS_PENDING_SQL} as bl_terms_pending` : ''}
               from auth_session s
               join "user" u on u.id = s.user_id
               left join membership m on m.user_id = u.id and m.organization_id = ?::uuid
@@ -65,6 +68,7 @@ export class AuthService {
       sessionId: claims.sid,
       jti: claims.jti,
       tokenExpiresAt: claims.exp,
+      ...(row.bl_terms_pending ? { termsPending: true } : {}),
     };
   }
 

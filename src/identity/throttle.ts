@@ -66,3 +66,27 @@ function limited(res: RateLimiterRes): DomainError {
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   return new DomainError('RATE_LIMITED', `too many login attempts; retry in ${seconds} s`, seconds);
 }
+
+/**
+ * At most one verification code sent per user per interval, counted like login attempts: in
+ * login_throttle on PostgreSQL (every instance shares it), in memory on PGlite.
+ */
+export class SendThrottle {
+  private readonly limiter: RateLimiterAbstract;
+
+  constructor(intervalSeconds: number, pool?: pg.Pool) {
+    this.limiter = pool
+      ? new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName: 'login_throttle', tableCreated: true, clearExpiredByTimeout: false, keyPrefix: 'verify', points: 1, duration: intervalSeconds })
+      : new RateLimiterMemory({ keyPrefix: 'verify', points: 1, duration: intervalSeconds });
+  }
+
+  async admit(userId: string): Promise<void> {
+    try {
+      await this.limiter.consume(userId);
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      throw new DomainError('RATE_LIMITED', `a verification code was sent moments ago; retry in ${seconds} s`, seconds);
+    }
+  }
+}

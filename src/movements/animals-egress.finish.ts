@@ -4,6 +4,7 @@ import type { Actor } from '../identity/actor.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import type { AnimalsEgress } from './animals-egress.entity.js';
 import { effectiveStatus } from './gta.rules.js';
+import { markStored } from './movement-records.js';
 import type { MovementWork } from './movement.policy.js';
 import { ruleViolated, worstSocio } from './movement.rules.js';
 
@@ -105,6 +106,7 @@ export async function finishEgress(tx: EntityManager, actor: Actor, egress: Anim
     now,
     egress.id,
   ]);
+  markStored(tx, egress);
   const refs = { organization_id: origin.organization_id, from_control_unit_id: unit.id, to_control_unit_id: to, gta_id: gta!.id, animals_egress_id: egress.id };
   const gtaChanges = Object.fromEntries(Object.entries(completes).filter(([k]) => (gta as unknown as Record<string, unknown>)[k] === null));
   const events: EventInput[] = [

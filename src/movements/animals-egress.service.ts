@@ -17,7 +17,7 @@ import { finishEgress, cancelEgress } from './animals-egress.finish.js';
 import { checkEgressIds, trimmedOrNull, type AnimalsEgressInput, type AnimalsEgressUpdate } from './animals-egress.input.js';
 import { ANIMALS_EGRESS_SEARCH, animalsEgressSource } from './animals-egress.reader.js';
 import { movementPolicy, type MovementWork } from './movement.policy.js';
-import { lockMovement } from './movement-records.js';
+import { lockMovement, markStored } from './movement-records.js';
 import { EGRESS_TRANSITIONS } from './movement.rules.js';
 
 const NOUN = 'animals egress';
@@ -195,6 +195,7 @@ async function refreshCounts(tx: EntityManager, egress: AnimalsEgress): Promise<
   );
   egress.int_tag_count = row!.n;
   egress.ts_last_read = row!.last ? new Date(row!.last) : null;
+  markStored(tx, egress);
 }
 
 /** Any existing unit: animals go to other organizations' holdings. */

@@ -5,6 +5,7 @@ import { appendEvents, type EventInput } from '../shared/events.js';
 import { newId } from '../shared/ids.js';
 import type { AnimalsIngress } from './animals-ingress.entity.js';
 import { arrive, settleGtas, type Destination } from './arrivals.js';
+import { markStored } from './movement-records.js';
 import type { MovementWork } from './movement.policy.js';
 import { ruleViolated, worstSocio } from './movement.rules.js';
 import type { RaisedOccurrence } from './occurrence.rules.js';
@@ -97,6 +98,7 @@ export async function finishIngress(tx: EntityManager, actor: Actor, ingress: An
     now,
     ingress.id,
   ]);
+  markStored(tx, ingress);
   const events: EventInput[] = [
     {
       type: 'ANIMALS_INGRESS_FINISHED',

@@ -16,7 +16,7 @@ import { AnimalsIngress } from './animals-ingress.entity.js';
 import { finishIngress } from './animals-ingress.finish.js';
 import { checkIngressGtas, checkIngressShape, type AnimalsIngressInput } from './animals-ingress.input.js';
 import { ANIMALS_INGRESS_SEARCH, animalsIngressSource } from './animals-ingress.reader.js';
-import { lockMovement } from './movement-records.js';
+import { lockMovement, markStored } from './movement-records.js';
 import { movementPolicy, type MovementWork } from './movement.policy.js';
 import { INGRESS_TRANSITIONS } from './movement.rules.js';
 
@@ -171,4 +171,5 @@ async function refreshFirstRead(tx: EntityManager, ingress: AnimalsIngress): Pro
     [ingress.id, ingress.id],
   );
   ingress.ts_first_read = row?.first ? new Date(row.first) : null;
+  markStored(tx, ingress);
 }

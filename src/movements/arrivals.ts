@@ -32,7 +32,9 @@ export async function arrive(tx: EntityManager, animalIds: string[], to: Destina
 
 /**
  * GTAs whose every dispatched animal has arrived become RECEIVED, and so do their egresses:
- * two statements however many. Returns their events.
+ * two statements however many. Returns their events. The animals still on the way are found once
+ * for all the GTAs, through their egresses (by gta_id): correlated per GTA, the planner would walk
+ * every FINISHED egress of the country once per GTA.
  */
 export async function settleGtas(tx: EntityManager, actorId: string, gtaIds: string[], refs: Record<string, unknown>): Promise<EventInput[]> {
   if (!gtaIds.length) return [];
@@ -40,10 +42,10 @@ export async function settleGtas(tx: EntityManager, actorId: string, gtaIds: str
   const gtas = await tx.execute<{ id: string }[]>(
     `update gta g set str_status = 'RECEIVED', ts_updated_at = ?
       where g.id = any(array[?]::uuid[]) and g.str_status = 'IN_USE'
-        and not exists (select 1 from animals_egress e join animals_egress_tag r on r.animals_egress_id = e.id join animal a on a.id = r.animal_id
-                         where e.gta_id = g.id and e.str_status = 'FINISHED' and a.str_status = 'IN_TRANSIT' and a.last_control_unit_id = e.from_control_unit_id)
+        and g.id not in (select e.gta_id from animals_egress e join animals_egress_tag r on r.animals_egress_id = e.id join animal a on a.id = r.animal_id
+                          where e.gta_id = any(array[?]::uuid[]) and e.str_status = 'FINISHED' and a.str_status = 'IN_TRANSIT' and a.last_control_unit_id = e.from_control_unit_id)
       returning g.id`,
-    [now, gtaIds],
+    [now, gtaIds, gtaIds],
   );
   const received = gtas.map((g) => g.id);
   const egresses = received.length

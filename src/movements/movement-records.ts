@@ -12,3 +12,11 @@ export async function lockMovement<T extends object>(tx: EntityManager, entity: 
   if (!from.includes(status)) throw movementStateError(`an ${table.replace('_', ' ')}`, action, status, from);
   return record;
 }
+
+/**
+ * The movement's fields as the caller's own SQL just stored them: the unit of work takes them as
+ * its snapshot, so the flush at commit does not write the record a second time.
+ */
+export function markStored<T extends object>(tx: EntityManager, record: T): void {
+  tx.merge(record, { refresh: true });
+}

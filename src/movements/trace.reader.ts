@@ -75,15 +75,17 @@ export async function tracePage(db: Db, q: TraceQuestion, limit: number, offset:
       visible as (select e.* from entry e where exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql})),
       places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status from establishment e
                   where e.id in (select distinct establishment_id from reached)
-                    and exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql}))
-      select v.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
-             (select count(*)::int from visible) as _total,
-             (select jsonb_agg(p order by p.str_name, p.id) from places p) as _establishments
-        from visible v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id
-       order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id
-       limit ? offset ?`,
+                    and exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql})),
+      page as (select v.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code
+                 from visible v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id
+                order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id
+                limit ? offset ?)
+      select pg.*, case when row_number() over () = 1 then (select count(*)::int from visible) end as _total,
+             case when row_number() over () = 1 then (select jsonb_agg(p order by p.str_name, p.id) from places p) end as _establishments
+        from page pg`,
     params: [...reached.params, ...stayVisible.params, ...establishmentVisible.params, limit, offset],
   });
+  // The total and the establishments come once, on the page's first row: never carried through the sort.
   if (rows.length) {
     const { _total: total, _establishments: establishments } = rows[0]!;
     return { rows: rows.map((r) => ({ ...r, _total: undefined, _establishments: undefined })), total, establishments: establishments ?? [] };

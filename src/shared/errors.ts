@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'CONFLICT',
   'RULE_VIOLATED',
   'RATE_LIMITED',
+  'TERMS_NOT_ACCEPTED',
   'INTERNAL',
   'UNAVAILABLE',
 ] as const;
@@ -140,6 +141,8 @@ const UNIQUE_FIELDS: Record<string, [string, string]> = {
   travel_embark_pkey: ['id', 'is already taken'],
   travel_stop_pkey: ['id', 'is already taken'],
   travel_embark_egress_once: ['animals_egress_id', 'already rides another travel'],
+  privacy_terms_pkey: ['id', 'is already taken'],
+  privacy_terms_version_unique: ['str_version', 'was already published'],
 };
 
 /** Exclusion constraints (SQLSTATE 23P01): a race past the core's own overlap check, the same CONFLICT it gives. */

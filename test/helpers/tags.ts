@@ -57,16 +57,18 @@ export async function stockTags(app: TestApp, unitId: string, n: number): Promis
 
 /**
  * `n` ACTIVE animals at the unit, each with an APPLIED tag from a fresh box, written straight to
- * the database (set-up for replacement, writeoff and movement tests).
+ * the database, set-based (set-up for replacement, writeoff and movement tests).
  */
 export async function stockAnimals(app: TestApp, unitId: string, n: number): Promise<{ animalIds: string[]; tagIds: string[]; codes: string[] }> {
   const { tagIds, codes } = await stockTags(app, unitId, n);
   const em = app.service.orm.em.fork();
   const animalIds = tagIds.map(() => randomUUID());
   await em.transactional(async (tx) => {
-    for (let i = 0; i < n; i++) {
-      await tx.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, current_tag_id, ts_identified_at) values (?, 'BOVINE', ?, ?, ?, now())`, [animalIds[i], i % 2 ? 'MALE' : 'FEMALE', unitId, tagIds[i]]);
-    }
+    await tx.execute(
+      `insert into animal (id, str_species, str_gender, last_control_unit_id, current_tag_id, ts_identified_at)
+       select x.id, 'BOVINE', case when x.n % 2 = 0 then 'MALE' else 'FEMALE' end, ?, x.tag_id, now() from unnest(array[?]::uuid[], array[?]::uuid[]) with ordinality as x(id, tag_id, n)`,
+      [unitId, animalIds, tagIds],
+    );
     await tx.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.id in (?)`, [tagIds]);
     await tx.execute(
       `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, a.last_control_unit_id, cu.establishment_id, a.ts_identified_at

@@ -38,10 +38,12 @@ begin
     r := r + 1;
     if p_forward then
       with frontier as (select * from trace_reached f where f.round = r - 1),
+      paths as (
+        select s.*, lag(s.id) over (partition by s.animal_id order by s.ts_from, s.id) as before_id
+          from animal_stay s where s.animal_id in (select fa.animal_id from frontier fa)),
       moves as (
         select n.id, n.animal_id, n.control_unit_id, n.establishment_id, n.ts_from, n.ts_to, n.ts_from as t, f.hops + 1 as hops, f.animal_id as via_animal, f.control_unit_id as via_unit, n.ts_from as via_at
-          from frontier f cross join lateral (
-            select * from animal_stay n where n.animal_id = f.animal_id and (n.ts_from, n.id) > (f.s_from, f.stay_id) order by n.ts_from, n.id limit 1) n
+          from frontier f join paths n on n.before_id = f.stay_id
          where p_max_hops is null or f.hops + 1 <= p_max_hops),
       spans as (
         select f.control_unit_id as u, greatest(f.t, p_from) as a, least(coalesce(f.s_to, t_now), p_to) as b, f.hops, f.animal_id
@@ -66,10 +68,12 @@ begin
         where excluded.t < trace_reached.t or excluded.hops < trace_reached.hops;
     else
       with frontier as (select * from trace_reached f where f.round = r - 1),
+      paths as (
+        select s.*, lead(s.id) over (partition by s.animal_id order by s.ts_from, s.id) as after_id
+          from animal_stay s where s.animal_id in (select fa.animal_id from frontier fa)),
       moves as (
         select p.id, p.animal_id, p.control_unit_id, p.establishment_id, p.ts_from, p.ts_to, coalesce(p.ts_to, p.ts_from) as t, f.hops + 1 as hops, f.animal_id as via_animal, f.control_unit_id as via_unit, coalesce(p.ts_to, p.ts_from) as via_at
-          from frontier f cross join lateral (
-            select * from animal_stay p where p.animal_id = f.animal_id and (p.ts_from, p.id) < (f.s_from, f.stay_id) order by p.ts_from desc, p.id desc limit 1) p
+          from frontier f join paths p on p.after_id = f.stay_id
          where p_max_hops is null or f.hops + 1 <= p_max_hops),
       spans as (
         select f.control_unit_id as u, greatest(f.s_from, p_from) as a, least(f.t, p_to) as b, f.hops, f.animal_id

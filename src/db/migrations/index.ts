@@ -13,6 +13,7 @@ import { Migration0012Movements } from './Migration0012Movements.js';
 import { Migration0014EventAppend } from './Migration0014EventAppend.js';
 import { Migration0018Travels } from './Migration0018Travels.js';
 import { Migration0019Trace } from './Migration0019Trace.js';
+import { Migration0020Singletons } from './Migration0020Singletons.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -31,4 +32,5 @@ export const migrationsList = [
   { name: 'Migration0014EventAppend', class: Migration0014EventAppend },
   { name: 'Migration0018Travels', class: Migration0018Travels },
   { name: 'Migration0019Trace', class: Migration0019Trace },
+  { name: 'Migration0020Singletons', class: Migration0020Singletons },
 ];

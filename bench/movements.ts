@@ -1,0 +1,234 @@
+/**
+ * Animal movements at scale (issue 10, "Scale and speed"), over HTTP on PostgreSQL: a scratch
+ * database `bench_movements` on DATABASE_URL (created through the admin connection, dropped
+ * afterwards; BENCH_KEEP_DATABASE=1 keeps it for EXPLAIN ANALYZE). Generates set-based one farm of
+ * BENCH_FARM_ANIMALS (default 60,000) ACTIVE animals with applied tags and open stays, next to
+ * BENCH_OTHER_ANIMALS (default 40,000) at 20 other farms, and a feedlot. Then times, BENCH_REPS
+ * times each (default 5 and 3):
+ *   - POST /api/animals-egress/:id/finish of an egress of 500 read animals;
+ *   - POST /api/animals-ingress/:id/finish of an ingress of 5,000 animals under 10 GTAs (10 egresses
+ *     of 500 finished first), every one read, reconciled in one finish;
+ * and on the way the batches of reads (500 on an egress, 1,000 on an ingress) and the create.
+ * Prints a table: median, min–max, SQL statements per request.
+ * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:movements
+ * (BENCH_TRACE=1 prints each statement of the ingress finishes with its time; BENCH_KEEP_DATABASE=1.)
+ */
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Service } from '../src/server.js';
+import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve, signIn, type Reply } from './support.js';
+
+const FARM_ANIMALS = Number(process.env.BENCH_FARM_ANIMALS ?? 60_000);
+const OTHER_ANIMALS = Number(process.env.BENCH_OTHER_ANIMALS ?? 40_000);
+const EGRESS_REPS = Number(process.env.BENCH_REPS ?? 5);
+const INGRESS_REPS = Math.max(1, Math.ceil(EGRESS_REPS * 0.6));
+const EGRESS_SIZE = 500;
+const INGRESS_GTAS = 10;
+const PASSWORD = 'bench-password-1';
+const GEO = { type: 'Point', coordinates: [-47.9, -15.8] };
+
+interface Place {
+  establishmentId: string;
+  unitId: string;
+}
+
+interface Timing {
+  label: string;
+  ms: number[];
+  /** CPU time of this process (the service and the client) during the request: far steadier than wall time on a loaded machine. */
+  cpu: number[];
+  /** CPU time of the database's server processes during the request. */
+  db: number[];
+  sql: Set<string>;
+}
+
+const timings = new Map<string, Timing>();
+let dbCpu: () => Promise<Map<number, number> | null> = async () => null;
+
+/**
+ * CPU time (ms) each server process of the scratch database has used so far, read from /proc (the
+ * server on this machine, as here); null when they cannot be read.
+ */
+function dbCpuOf(service: Service, database: string): () => Promise<Map<number, number> | null> {
+  const tick = 1000 / 100; // USER_HZ
+  return async () => {
+    const pids = await service.orm.em.fork().execute<{ pid: number }[]>('select pid from pg_stat_activity where datname = ?', [database]);
+    const used = new Map<number, number>();
+    for (const { pid } of pids) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        used.set(pid, (Number(fields[11]) + Number(fields[12])) * tick);
+      } catch {
+        return null;
+      }
+    }
+    return used;
+  };
+}
+
+/** The request `send` makes, with the CPU time this process and the database's spent meanwhile. */
+async function measured<T>(send: () => Promise<Reply<T>>): Promise<Reply<T> & { cpu: number; db: number | null }> {
+  const db0 = await dbCpu();
+  const before = process.cpuUsage();
+  const reply = await send();
+  const used = process.cpuUsage(before);
+  const db1 = await dbCpu();
+  // A process that started during the request counts from 0; one that ended is lost (rare: the pool keeps its connections).
+  const db = db0 && db1 ? [...db1].reduce((sum, [pid, t]) => sum + t - (db0.get(pid) ?? 0), 0) : null;
+  return { ...reply, cpu: (used.user + used.system) / 1000, db };
+}
+
+function record(label: string, reply: Reply<unknown> & { cpu: number; db: number | null }, status = 200): Reply<{ data: { id: string } & Record<string, unknown> }> {
+  if (reply.status !== status) throw new Error(`${label}: ${reply.status} ${JSON.stringify(reply.json).slice(0, 800)}`);
+  const t = timings.get(label) ?? { label, ms: [], cpu: [], db: [], sql: new Set<string>() };
+  t.ms.push(reply.ms);
+  t.cpu.push(reply.cpu);
+  if (reply.db !== null) t.db.push(reply.db);
+  t.sql.add(reply.sql ?? '?');
+  timings.set(label, t);
+  return reply as Reply<{ data: { id: string } & Record<string, unknown> }>;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** An establishment with one unit; a FARM has a CAR. */
+async function place(service: Service, organizationId: string, countyId: string, type: 'FARM' | 'FEEDLOT', name: string): Promise<Place> {
+  const em = service.orm.em.fork();
+  const establishmentId = randomUUID();
+  const unitId = randomUUID();
+  const car = type === 'FARM' ? `ZB-0090000-${randomUUID().replaceAll('-', '').toUpperCase()}` : null;
+  await em.execute(`insert into establishment (id, organization_id, county_id, str_name, str_type, str_car) values (?, ?, ?, ?, ?, ?)`, [establishmentId, organizationId, countyId, name, type, car]);
+  await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, 'Curral', 'PRODUCTION')`, [unitId, establishmentId, `BENCH-${unitId.slice(0, 8)}`]);
+  return { establishmentId, unitId };
+}
+
+/**
+ * `n` ACTIVE animals at each unit, set-based: one DEPLETED box per unit, a tag per code (076 8…),
+ * an animal on each (identified at spaced times), the tags APPLIED, an open stay per animal.
+ */
+async function herd(service: Service, units: { unitId: string; n: number }[]): Promise<void> {
+  const em = service.orm.em.fork();
+  const spec = JSON.stringify(units.map((u, i) => ({ unit: u.unitId, n: u.n, ord: i })));
+  await em.execute(
+    `insert into tags_box (id, str_code, str_begin, str_finish, int_quantity, str_status, control_unit_id)
+     select gen_random_uuid(), 'BENCH-MV-' || u.ord, lpad((76800000000000 + u.before)::text, 15, '0'), lpad((76800000000000 + u.before + u.n - 1)::text, 15, '0'), u.n, 'DEPLETED', u.unit
+       from (select x.*, coalesce(sum(x.n) over (order by x.ord rows between unbounded preceding and 1 preceding), 0) as before
+               from jsonb_to_recordset(?::jsonb) as x(unit uuid, n int, ord int)) u`,
+    [spec],
+  );
+  await em.execute(
+    `insert into tag (id, str_code, str_status, tags_box_id, last_control_unit_id, ts_created_at, ts_updated_at)
+     select gen_random_uuid(), lpad((b.str_begin::bigint + g)::text, 15, '0'), 'AVAILABLE', b.id, b.control_unit_id, now() - interval '400 days', now() - interval '400 days'
+       from tags_box b cross join generate_series(0, b.int_quantity - 1) g where starts_with(b.str_code, 'BENCH-MV-')`,
+  );
+  await em.execute(
+    `insert into animal (id, str_species, str_gender, str_status, current_tag_id, last_control_unit_id, ts_identified_at, ts_created_at, ts_updated_at)
+     select gen_random_uuid(), 'BOVINE', case when t.n % 2 = 0 then 'FEMALE' else 'MALE' end, 'ACTIVE', t.id, t.last_control_unit_id,
+            now() - (t.n % 365) * interval '1 day', now() - t.n * interval '1 second', now() - t.n * interval '1 second'
+       from (select id, last_control_unit_id, row_number() over (order by str_code) as n from tag where str_status = 'AVAILABLE') t`,
+  );
+  await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.str_status = 'AVAILABLE'`);
+  await em.execute(
+    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from)
+     select a.id, a.last_control_unit_id, cu.establishment_id, a.ts_identified_at from animal a join control_unit cu on cu.id = a.last_control_unit_id`,
+  );
+  await em.execute('analyze');
+}
+
+async function run(service: Service): Promise<void> {
+  if (process.env.BENCH_FAST_ESCAPE === '1') {
+    // Experiment (not the service's code): MikroORM inlines every parameter into the SQL text, escaping
+    // strings one character at a time; the same escaping done with replaceAll, for comparison.
+    const platform = service.orm.em.getPlatform() as unknown as { escapeLiteral(s: string): string };
+    platform.escapeLiteral = (str: string) => {
+      const quoted = `'${str.replaceAll("'", "''").replaceAll('\\', '\\\\')}'`;
+      return str.includes('\\') ? ` E${quoted}` : quoted;
+    };
+  }
+  // BENCH_TRACE=1: the statements of each ingress finish with their times (their first 160 characters), for profiling.
+  const trace = process.env.BENCH_TRACE === '1';
+  if (trace) service.orm.config.set('logger', (message: string) => console.log(`    ${message.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s+/g, ' ').slice(0, 160)}`));
+  const traced = async <T>(on: boolean, work: () => Promise<T>): Promise<T> => {
+    if (!on) return work();
+    service.orm.config.set('slowQueryThreshold', 0);
+    try {
+      return await work();
+    } finally {
+      service.orm.config.set('slowQueryThreshold', undefined as never);
+    }
+  };
+  const { org, user } = await benchOwner(service, PASSWORD);
+  const [county] = await benchCounties(service, 1);
+  const farm = await place(service, org.id, county!, 'FARM', 'Fazenda Bench');
+  const feedlot = await place(service, org.id, county!, 'FEEDLOT', 'Confinamento Bench');
+  const others: Place[] = [];
+  for (let i = 0; i < 20; i++) others.push(await place(service, org.id, county!, 'FARM', `Vizinho ${i}`));
+  const started = performance.now();
+  await herd(service, [{ unitId: farm.unitId, n: FARM_ANIMALS }, ...others.map((o) => ({ unitId: o.unitId, n: Math.ceil(OTHER_ANIMALS / others.length) }))]);
+  console.log(`  generated ${FARM_ANIMALS} animals at the farm and ${OTHER_ANIMALS} at 20 others (tags, stays) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  // The farm's animals in code order: each egress takes the next EGRESS_SIZE.
+  const codes = (await service.orm.em.fork().execute<{ str_code: string }[]>(`select t.str_code from tag t where t.last_control_unit_id = ? and t.str_status = 'APPLIED' order by t.str_code`, [farm.unitId])).map((r) => r.str_code);
+  const needed = EGRESS_REPS * EGRESS_SIZE + INGRESS_REPS * INGRESS_GTAS * EGRESS_SIZE;
+  if (codes.length < needed) throw new Error(`the farm has ${codes.length} animals; the bench needs ${needed} (raise BENCH_FARM_ANIMALS)`);
+  let next = 0;
+  const take = (n: number) => codes.slice(next, (next += n));
+
+  dbCpu = dbCpuOf(service, 'bench_movements');
+  const url = await serve(service);
+  const token = await signIn(url, user.str_email, PASSWORD, org.id);
+  let gtaNumber = 0;
+  const validUntil = new Date(Date.now() + 7 * 86_400_000).toISOString();
+
+  /** An egress of `n` read animals under a GTA of its own, finished. */
+  const egressOf = async (n: number): Promise<string> => {
+    const gta = record('issue a GTA', await measured(() => postJson(url, '/api/gtas', { gta: { str_code: `9${String(++gtaNumber).padStart(8, '0')}`, int_animal_quantity: n, str_purpose: 'FATTENING', from_control_unit_id: farm.unitId, to_control_unit_id: feedlot.unitId, ts_valid_until: validUntil } }, token)), 201).json.data;
+    const egress = record('create an egress', await measured(() => postJson(url, '/api/animals-egress', { from_control_unit_id: farm.unitId, to_control_unit_id: feedlot.unitId, gta_id: gta.id, str_license_plate: 'BEN1C23' }, token)), 201).json.data;
+    const reads = take(n).map((c) => ({ id: randomUUID(), str_tag_code: c, ts_egress_at: new Date().toISOString(), geo_egress: GEO }));
+    record(`egress: a batch of ${n} reads`, await measured(() => postJson(url, `/api/animals-egress/${egress.id}/tags`, { tags: reads }, token)));
+    const done = record(`egress: finish, ${n} animals`, await measured(() => postJson(url, `/api/animals-egress/${egress.id}/finish`, {}, token))).json.data;
+    if (done.str_status !== 'FINISHED' || done.int_tag_count !== n) throw new Error(`egress finished as ${JSON.stringify({ str_status: done.str_status, int_tag_count: done.int_tag_count })}`);
+    return gta.id;
+  };
+
+  for (let r = 0; r < EGRESS_REPS; r++) await egressOf(EGRESS_SIZE);
+  const egressFinish = timings.get(`egress: finish, ${EGRESS_SIZE} animals`)!;
+
+  const ingressLabel = `ingress: finish, ${INGRESS_GTAS * EGRESS_SIZE} under ${INGRESS_GTAS} GTAs`;
+  for (let r = 0; r < INGRESS_REPS; r++) {
+    const first = next;
+    const gtas: string[] = [];
+    for (let g = 0; g < INGRESS_GTAS; g++) gtas.push(await egressOf(EGRESS_SIZE));
+    const arrived = codes.slice(first, next);
+    const ingress = record('create an ingress under 10 GTAs', await measured(() => postJson(url, '/api/animals-ingress', { to_control_unit_id: feedlot.unitId, gtas: gtas.map((gta_id) => ({ gta_id, str_license_plate: 'BEN1C23' })) }, token)), 201).json.data;
+    for (let i = 0; i < arrived.length; i += 1000) {
+      const reads = arrived.slice(i, i + 1000).map((c) => ({ id: randomUUID(), str_tag_code: c, ts_ingress_at: new Date().toISOString(), geo_ingress: GEO }));
+      record('ingress: a batch of 1,000 reads', await measured(() => postJson(url, `/api/animals-ingress/${ingress.id}/tags`, { tags: reads }, token)));
+    }
+    const done = record(ingressLabel, await measured(() => traced(trace, () => postJson(url, `/api/animals-ingress/${ingress.id}/finish`, {}, token)))).json.data;
+    if (trace) console.log(`    finish: ${timings.get(ingressLabel)!.ms.at(-1)!.toFixed(0)} ms over HTTP`);
+    if (done.str_status !== 'RECEIVED' || done.int_received_count !== arrived.length) throw new Error(`ingress finished as ${JSON.stringify({ str_status: done.str_status, int_received_count: done.int_received_count })}`);
+  }
+
+  const ms = (xs: number[]) => (xs.length ? `${median(xs).toFixed(0)} ms` : '?');
+  console.log(`\n  ${'request'.padEnd(46)} ${'n'.padStart(3)} ${'median'.padStart(8)} ${'min–max'.padStart(14)} ${'Node CPU'.padStart(9)} ${'DB CPU'.padStart(8)}  SQL statements`);
+  for (const t of timings.values()) {
+    const range = `${Math.min(...t.ms).toFixed(0)}–${Math.max(...t.ms).toFixed(0)}`;
+    console.log(`  ${t.label.padEnd(46)} ${String(t.ms.length).padStart(3)} ${ms(t.ms).padStart(8)} ${`${range} ms`.padStart(14)} ${ms(t.cpu).padStart(9)} ${ms(t.db).padStart(8)}  ${[...t.sql].join(', ')}`);
+  }
+  console.log(`  (median and range: wall time over HTTP; Node CPU: this process, the service and its client; DB CPU: the database's server processes, from /proc, 10 ms ticks)`);
+  const target = (t: Timing) => `${median(t.ms) < 500 ? 'met' : 'NOT met'} (median ${median(t.ms).toFixed(0)} ms)`;
+  console.log(`\n  target < 0.5 s: egress finish ${target(egressFinish)}; ingress finish ${target(timings.get(ingressLabel)!)}`);
+}
+
+const pgUrl = process.env.DATABASE_URL;
+if (!pgUrl) {
+  console.error('bench:movements runs on PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
+  process.exit(2);
+}
+exitWhenDone(() => onPostgres(pgUrl, 'bench_movements', (where) => `Animal movements on ${where}`, run));
