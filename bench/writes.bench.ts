@@ -77,6 +77,7 @@ async function backendCpu(service: Service): Promise<Map<number, number> | null>
 function sampleLocks(watcher: pg.Client): () => Promise<{ busy: number; locked: number; kinds: Set<string> }> {
   const seen = { busy: 0, locked: 0, kinds: new Set<string>() };
   let stopped = false;
+  // Rejections are kept for stop(): the sampler must not bring the process down before the scratch database is dropped.
   const loop = (async () => {
     while (!stopped) {
       const { rows } = await watcher.query<{ state: string | null; wait_event_type: string | null; wait_event: string | null }>(
@@ -93,10 +94,14 @@ function sampleLocks(watcher: pg.Client): () => Promise<{ busy: number; locked: 
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-  })();
+  })().then(
+    () => null,
+    (err: unknown) => err,
+  );
   return async () => {
     stopped = true;
-    await loop;
+    const failed = await loop;
+    if (failed) throw failed;
     return seen;
   };
 }
