@@ -13,6 +13,7 @@ import { createContext } from '../graphql/context.js';
 import { describeError, toFormatted } from '../graphql/errors.js';
 import { createExecutor, localGateway } from '../graphql/execute.js';
 import { legacyJsonStatus } from '../graphql/http-status.js';
+import { createReplay } from '../graphql/create-replay.js';
 import { inputBoundary } from '../graphql/input-boundary.js';
 import { getSchema } from '../graphql/schema.js';
 import { buildOpenApi } from '../rest/openapi.js';
@@ -86,7 +87,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
     // Apollo's landing page loads its code from a CDN: the IDE at GET /graphql is ours (src/http/browser-pages.ts).
-    plugins: [metrics.graphql, legacyJsonStatus, inputBoundary, ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled()],
+    plugins: [metrics.graphql, legacyJsonStatus, inputBoundary, createReplay(log), ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
@@ -251,7 +252,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
       return;
     }
     await next();
-    await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body ?? null });
+    // Kept: a 201 that carries the created record's id.
+    if (ctx.status === 201 && (ctx.body as { data?: { id?: unknown } } | null)?.data?.id === id) await storeCreate(orm.em.fork(), request, id, { status: ctx.status, body: ctx.body });
   });
 
   app.use(rest.routes());

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { hashToken } from '../src/identity/tokens.js';
+import { requestScope, type RequestScope } from '../src/shared/request-scope.js';
 import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { cpf, email, lastMail, login, makeOrganization, makeUser, member, tokenIn, type Person } from './helpers/factories.js';
 
@@ -465,6 +466,29 @@ describe('password recovery', () => {
     const mail = await lastMail(app, person.email);
     expect(mail).not.toBeNull();
     expect(tokenIn(mail)).not.toBe('');
+    expect(await lastMail(app, unknown)).toBeNull();
+  });
+
+  test('a known and an unknown e-mail run the same SQL statements, text for text (no enumeration by timing)', async () => {
+    const person = await makeUser(app);
+    const unknown = email('ghost');
+    // Over HTTP: as many statements for either (X-SQL-Statements).
+    const known = await requestRecovery(person.email.toUpperCase());
+    const ghost = await requestRecovery(unknown);
+    expect([known.status, ghost.status]).toEqual([204, 204]);
+    expect(known.sql).toBeGreaterThan(0);
+    expect(ghost.sql).toBe(known.sql);
+    // In the core: the very same statement texts in the same order (parameters aside).
+    const ran = async (address: string): Promise<string[]> => {
+      const scope: RequestScope = { requestId: 't', statements: 0, texts: [] };
+      await requestScope.run(scope, () => app.service.core.auth.requestRecovery(app.service.orm.em.fork(), address));
+      return scope.texts!;
+    };
+    const knownTexts = await ran(person.email);
+    expect(knownTexts.length).toBeGreaterThan(0);
+    expect(await ran(email('ghost'))).toEqual(knownTexts);
+    // And only the known address got its mail (and a usable code).
+    expect(tokenIn(await lastMail(app, person.email))).not.toBe('');
     expect(await lastMail(app, unknown)).toBeNull();
   });
 

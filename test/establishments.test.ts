@@ -540,6 +540,23 @@ describe('statuses, authorities and history', () => {
     expect(records[1].criteria.refs).toMatchObject({ organization_id: owner.org.id });
   });
 
+  test('SUSPENDED and INACTIVE sent at once to an ACTIVE establishment: one wins, the other is checked against it', async () => {
+    const c = await makeCounty(app);
+    const owner = await member(app, 'OWNER');
+    const authority = await official(c);
+    for (let i = 0; i < 6; i++) {
+      const e = await create(owner.access, { county_id: c.id });
+      const change = (str_status: string) => app.call('PATCH', `/api/establishments/${e.id}`, { token: authority.access, body: { str_status } });
+      const replies = await Promise.all([change('SUSPENDED'), change('INACTIVE')]);
+      // Either order is a legal history; both applied would be SUSPENDED → INACTIVE, which DOMAIN.md forbids.
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 422]);
+      const won = replies.find((r) => r.status === 200)!.body.data.str_status;
+      expect(replies.find((r) => r.status === 422)!.body.detail).toMatchObject({ str_status: won });
+      const events = await app.service.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from event where record_id = ? and str_type = 'ESTABLISHMENT_STATUS_CHANGED'`, [e.id]);
+      expect(events[0]!.n).toBe(1);
+    }
+  });
+
   test('an integration of the UF reads and sets the socio-environmental status, but not str_status', async () => {
     const c = await makeCounty(app);
     const owner = await member(app, 'OWNER');

@@ -130,3 +130,41 @@ test('appending 50 events runs as many statements as appending one', async () =>
   expect(fifty).toBe(one);
   expect(await verifyChain(em())).toEqual({ ok: true, checked: expect.any(Number) });
 });
+
+test('one append of interleaved streams, several events each and any characters, continues each chain as verify reads it', async () => {
+  const owner = await member(app);
+  const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+  // What PostgreSQL hashes must be the bytes Node hashes: accents, emoji, quotes, backslashes, newlines, escaped NUL.
+  const odd = { str_name: 'Fazenda São João 🐄 "aspas" \\barra\\ \n linha \u0000 fim', n: 1.5, nested: [{ ç: 'ü' }] };
+  const event = (recordId: string, i: number, payload: unknown = { i }): EventInput => ({ type: 'TEST_EVENT', recordType: 'Test', recordId, actorId: owner.user.id, payload });
+  const rollback = new Error('rollback');
+  await expect(
+    em().transactional(async (tx) => {
+      await appendEvents(tx, [event(a, 0)]);
+      // a continues from its head; b and c start; each stream's events interleaved with the others'.
+      await appendEvents(tx, [event(b, 1, odd), event(a, 2), event(c, 3), event(b, 4), event(a, 5, odd), event(c.toUpperCase(), 6)]);
+      const rows = await tx.execute<{ record_id: string; str_payload: string; str_prev_hash: string; str_hash: string }[]>(
+        'select record_id, str_payload, str_prev_hash, str_hash from event where record_id in (?, ?, ?) order by seq',
+        [a, b, c],
+      );
+      expect(rows.map((r) => [r.record_id, JSON.parse(r.str_payload).i ?? 'odd'])).toEqual([
+        [a, 0],
+        [b, 'odd'],
+        [a, 2],
+        [c, 3],
+        [b, 4],
+        [a, 'odd'],
+        [c, 6],
+      ]);
+      expect(JSON.parse(rows[1]!.str_payload)).toEqual(odd);
+      for (const id of [a, b, c]) {
+        const chain = rows.filter((r) => r.record_id === id);
+        expect(chain[0]!.str_prev_hash).toBe('0'.repeat(64));
+        for (let i = 1; i < chain.length; i++) expect(chain[i]!.str_prev_hash).toBe(chain[i - 1]!.str_hash);
+      }
+      // verifyChain recomputes every hash in Node from the stored columns.
+      expect(await verifyChain(tx)).toEqual({ ok: true, checked: expect.any(Number) });
+      throw rollback;
+    }),
+  ).rejects.toBe(rollback);
+});

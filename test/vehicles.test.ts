@@ -580,6 +580,40 @@ describe('GraphQL', () => {
     expect(gone.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
+  test('createVehicle retried with its client id and the same request answers what it first answered, even after an update and a delete', async () => {
+    const owner = await member(app, 'OWNER');
+    const id = randomUUID();
+    const input = body({ id });
+    const mutation = `mutation Create($input: VehicleCreateInput!) { created: createVehicle(input: $input) { ${FIELDS} str_color ts_updated_at } }`;
+    const first = await app.graphql(mutation, { input }, owner.access);
+    expect(first.body.errors).toBeUndefined();
+    expect(first.body.data.created.id).toBe(id);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect((await app.graphql(`mutation ($id: UUID!) { updateVehicle(id: $id, input: { str_color: "Azul" }) { str_color } }`, { id }, owner.access)).body.data.updateVehicle).toEqual({ str_color: 'Azul' });
+
+    // The very same request: the stored response, byte for byte, though the vehicle changed since.
+    const again = await app.graphql(mutation, { input }, owner.access);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // The same create asked for other fields is another request: it runs, and the service answers the record as it is.
+    const other = await app.graphql(`mutation ($input: VehicleCreateInput!) { createVehicle(input: $input) { id str_color } }`, { input }, owner.access);
+    expect(other.body.data.createVehicle).toEqual({ id, str_color: 'Azul' });
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    // Another body under the id: CONFLICT, as over REST. Another caller: its own answer, never the stored one.
+    const conflict = await app.graphql(mutation, { input: { ...input, str_color: 'Vermelho' } }, owner.access);
+    expect(conflict.body.errors[0].extensions.code).toBe('CONFLICT');
+    const stranger = await member(app, 'OWNER');
+    const theirs = await app.graphql(mutation, { input }, stranger.access);
+    expect(theirs.body.errors[0].extensions.code).toBe('CONFLICT');
+
+    expect((await app.graphql(`mutation ($id: UUID!) { deleteVehicle(id: $id) }`, { id }, owner.access)).body.data).toEqual({ deleteVehicle: true });
+    const afterDelete = await app.graphql(mutation, { input }, owner.access);
+    expect(afterDelete.body).toEqual(first.body);
+    expect(await rowsWhere({ organization_id: owner.org.id })).toHaveLength(0);
+    expect((await events(id)).map((e) => e.str_type)).toEqual(['VEHICLE_CREATED', 'VEHICLE_UPDATED', 'VEHICLE_DELETED']);
+  });
+
   test('the create input marks the nine required fields non-null', async () => {
     const owner = await member(app, 'OWNER');
     const input = body();

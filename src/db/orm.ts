@@ -26,7 +26,10 @@ function common() {
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     onQuery: (sql: string) => {
       const scope = requestScope.getStore();
-      if (scope) scope.statements++;
+      if (scope) {
+        scope.statements++;
+        scope.texts?.push(sql);
+      }
       return sql;
     },
     debug: false,

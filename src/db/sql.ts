@@ -42,9 +42,12 @@ function nameOf(text: string): string | undefined {
   return name;
 }
 
-const counted = () => {
+const counted = (sql: string) => {
   const scope = requestScope.getStore();
-  if (scope) scope.statements++;
+  if (scope) {
+    scope.statements++;
+    scope.texts?.push(sql);
+  }
 };
 
 /** timestamptz, timestamp and date as Date on PGlite, as `pg`'s default parsers give them (MikroORM's keep strings). */
@@ -55,7 +58,7 @@ export function pgDb(pool: pg.Pool): Db {
   return {
     async rows<T>(query: Query): Promise<T[]> {
       const text = toPositional(query.sql);
-      counted();
+      counted(query.sql);
       // pg's own parsers (the pool's are MikroORM's, which keep timestamps as strings).
       const result = await pool.query({ text, values: query.params, name: nameOf(text), types: pg.types });
       return result.rows as T[];
@@ -66,7 +69,7 @@ export function pgDb(pool: pg.Pool): Db {
 export function pgliteDb(pglite: PGlite): Db {
   return {
     async rows<T>(query: Query): Promise<T[]> {
-      counted();
+      counted(query.sql);
       const result = await pglite.query<T>(toPositional(query.sql), query.params, { parsers: PGLITE_PARSERS });
       return result.rows;
     },

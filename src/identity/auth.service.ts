@@ -2,6 +2,7 @@ import type { Db } from '../db/sql.js';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
 import { appendEvent } from '../shared/events.js';
 import type { Mailer } from '../shared/mailer.js';
 import { Checker, checkPassword, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
@@ -166,23 +167,30 @@ export class AuthService {
     await this.revokeSessions(tx, user.id, 'PASSWORD_CHANGED', undefined, actor.sessionId);
   }
 
+  /**
+   * Always the same work, known address or not (no account enumeration by timing): a token and its
+   * mail are made either way, and one statement stores them only when the address is a user's. The
+   * known address's delivery runs after the answer (SMTP never delays it), the unknown's not at all.
+   */
   async requestRecovery(em: EntityManager, email: string | null | undefined): Promise<void> {
     if (!email || !isEmail(normalizeEmail(email))) throw DomainError.field('str_email', 'must be an e-mail address');
-    const deliver = await em.transactional(async (tx) => {
-      const user = await tx.findOne(User, { str_email: normalizeEmail(email) });
-      if (!user) return null;
-      const token = this.issueUserToken(tx, user.id, 'RECOVER_PASSWORD', RECOVERY_TTL_MS);
-      const send = this.mailer.queue(tx, {
-        to: user.str_email,
-        subject: 'Password recovery',
-        body: `Use this code within one hour to choose a new password: ${token}\n${this.publicUrl}/recover-password?token=${token}`,
-        secrets: [token],
-      });
-      await tx.flush();
-      return send;
+    const address = normalizeEmail(email);
+    const token = this.tokens.newOpaque();
+    const subject = 'Password recovery';
+    const mail = this.mailer.prepare({
+      to: address,
+      subject,
+      body: `Use this code within one hour to choose a new password: ${token}\n${this.publicUrl}/recover-password?token=${token}`,
+      secrets: [token],
     });
-    // Not awaited: the answer for a known address must not wait on SMTP while an unknown one answers at once.
-    void deliver?.();
+    const known = await em.execute<{ id: string }[]>(
+      `with u as (select id, str_email from "user" where lower(str_email) = ?),
+            t as (insert into user_token (id, user_id, str_purpose, token_hash, ts_expires_at) select ?, u.id, 'RECOVER_PASSWORD', ?, ? from u),
+            m as (insert into sent_message (id, str_to, str_subject, str_body) select ?, u.str_email, ?, ? from u)
+       select id from u`,
+      [address, newId(), hashToken(token), new Date(Date.now() + RECOVERY_TTL_MS), newId(), subject, mail.kept],
+    );
+    if (known.length) setImmediate(() => void mail.deliver());
   }
 
   recoverPassword(em: EntityManager, token: string | null | undefined, password: string | null | undefined): Promise<void> {

@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import type { AuthService } from '../identity/auth.service.js';
@@ -207,25 +206,29 @@ export class EstablishmentService {
     return establishment;
   }
 
-  /** Owners and managers change the fields; authorities and administrators the statuses (each change recorded as its own event). */
+  /**
+   * Owners and managers change the fields; authorities and administrators the statuses (each change
+   * recorded as its own event). The establishment is found visible and locked in one statement, and
+   * what the change may do is decided on that locked row: two status changes at once cannot both
+   * pass the transition check against the state before either.
+   */
   async update(em: EntityManager, actor: Actor, id: string, input: EstablishmentInput): Promise<Establishment> {
-    const current = await this.get(em, actor, id);
-    const check = new Checker();
-    for (const f of ['str_name', 'str_type'] as const) if (input[f] !== undefined) check.when(!trimmed(input[f]), f, 'must not be empty');
-    const values = normalize(check, input);
-    check.throwIfAny();
-    if (MANAGED_FIELDS.some((f) => values[f] !== undefined)) establishmentPolicy.canManage(actor, current);
-    const statusTo = values.str_status !== undefined && values.str_status !== current.str_status ? (values.str_status as EstablishmentStatus) : null;
-    const socioTo = values.str_socioenvironmental_status !== undefined && values.str_socioenvironmental_status !== current.str_socioenvironmental_status ? (values.str_socioenvironmental_status as SocioenvironmentalStatus) : null;
-    if (statusTo) establishmentPolicy.canChangeStatus(actor);
-    if (socioTo) establishmentPolicy.canChangeSocioenvironmentalStatus(actor);
-    if (statusTo) {
-      const allowed = statusTransitionProblem(current.str_status, statusTo);
-      if (allowed) throw new DomainError('INVALID_STATE', { field: 'str_status', str_status: current.str_status, allowed: [...allowed] });
-    }
-
     return em.transactional(async (tx) => {
-      const establishment = await tx.findOneOrFail(Establishment, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const establishment = isUuid(id) ? await findVisible(tx, Establishment, 'establishment e', establishmentPolicy.scope(actor), id, { forUpdate: true }) : null;
+      if (!establishment) throw DomainError.notFound('establishment');
+      const check = new Checker();
+      for (const f of ['str_name', 'str_type'] as const) if (input[f] !== undefined) check.when(!trimmed(input[f]), f, 'must not be empty');
+      const values = normalize(check, input);
+      check.throwIfAny();
+      if (MANAGED_FIELDS.some((f) => values[f] !== undefined)) establishmentPolicy.canManage(actor, establishment);
+      const statusTo = values.str_status !== undefined && values.str_status !== establishment.str_status ? (values.str_status as EstablishmentStatus) : null;
+      const socioTo = values.str_socioenvironmental_status !== undefined && values.str_socioenvironmental_status !== establishment.str_socioenvironmental_status ? (values.str_socioenvironmental_status as SocioenvironmentalStatus) : null;
+      if (statusTo) establishmentPolicy.canChangeStatus(actor);
+      if (socioTo) establishmentPolicy.canChangeSocioenvironmentalStatus(actor);
+      if (statusTo) {
+        const allowed = statusTransitionProblem(establishment.str_status, statusTo);
+        if (allowed) throw new DomainError('INVALID_STATE', { field: 'str_status', str_status: establishment.str_status, allowed: [...allowed] });
+      }
       const countyId = values.county_id !== undefined ? (values.county_id as string | null) : establishment.county_id;
       const county = countyId ? await this.resolveCounty(tx, countyId, null) : null;
       checkCarAndAreas(values, county, establishment);

@@ -5,7 +5,9 @@ import { bodyHash } from './replay.js';
 /**
  * CONTRACT.md, offline-first writes: a create retried with the same client `id` and body gets "the
  * stored response back, status and all" — what the first create answered, not the record as it is
- * now. Kept per caller, path and record id for every REST create answered 201; a body that differs
+ * now. Kept per caller, path and record id: REST keeps every create answered 201 (src/server.ts),
+ * GraphQL every create mutation answered without errors (graphql/create-replay.ts, path
+ * `graphql:<field>`, body the document's hash, operation name and variables). A body that differs
  * is left to the service, which answers CONFLICT on `id`. One statement to look up, one to store.
  */
 export interface CreateRequest {
@@ -37,9 +39,8 @@ export async function storedCreate(em: EntityManager, req: CreateRequest, id: st
   return { status: Number(row.num_status), body: JSON.parse(row.str_response) };
 }
 
-/** Keeps a 201 answer that carries the created record's id. */
+/** Keeps the first answer to this create (the door decides which answers are kept: the created record's). */
 export async function storeCreate(em: EntityManager, req: CreateRequest, id: string, answer: StoredCreate): Promise<void> {
-  if (answer.status !== 201 || (answer.body as { data?: { id?: unknown } } | null)?.data?.id !== id) return;
   await em.execute(
     `insert into create_response (str_caller, str_path, record_id, str_body_hash, num_status, str_response) values (?, ?, ?, ?, ?, ?)
      on conflict (str_caller, str_path, record_id) do nothing`,

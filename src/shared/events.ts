@@ -27,9 +27,14 @@ interface EventRow {
   bl_record_chain: boolean;
 }
 
-function hashOf(prev: string, e: { id: string; type: string; recordType: string; recordId: string; actorId: string | null; occurredAt: string; payload: string }): string {
-  const body = JSON.stringify([e.id, e.type, e.recordType, e.recordId, e.actorId, e.occurredAt, e.payload]);
-  return createHash('sha256').update(prev).update('\n').update(body).digest('hex');
+/** What an event's hash covers besides the previous hash: its fields as one JSON array. */
+function bodyOf(e: { id: string; type: string; recordType: string; recordId: string; actorId: string | null; occurredAt: string; payload: string }): string {
+  return JSON.stringify([e.id, e.type, e.recordType, e.recordId, e.actorId, e.occurredAt, e.payload]);
+}
+
+/** sha256 of `prev`, a newline and the body, as hex; event_append (Migration0014EventAppend) hashes the same UTF-8 bytes in PostgreSQL. */
+function hashOf(prev: string, e: Parameters<typeof bodyOf>[0]): string {
+  return createHash('sha256').update(prev).update('\n').update(bodyOf(e)).digest('hex');
 }
 
 /** A record's events are one stream: `Animal:<uuid>`. */
@@ -39,54 +44,31 @@ const streamOf = (recordType: string, recordId: string) => `${recordType}:${reco
 const lockKeyOf = (stream: string): string => createHash('sha256').update(stream).digest().readBigInt64BE(0).toString();
 
 /**
- * Appends events inside the caller's transaction, a constant four statements however many events:
- * each record's events are a hash chain of their own, so writers of different records (and
- * tenants) never wait for each other, and writers of one record wait for each other only until
- * commit. The streams' locks are taken in one statement, in key order, so two appenders never
- * hold them crosswise. Ids are canonical (lower case) before anything is hashed or stored.
+ * Appends events inside the caller's transaction in one statement however many events: each
+ * record's events are a hash chain of their own, so writers of different records (and tenants)
+ * never wait for each other, and writers of one record wait for each other only until commit.
+ * PostgreSQL's event_append (Migration0014EventAppend) makes deferred constraints immediate, takes
+ * the streams' advisory locks in key order (two appenders never hold them crosswise), reads each
+ * stream's head and inserts the events chained to it: one round trip where it took four. Ids are
+ * canonical (lower case) before anything is hashed or stored.
  */
 export async function appendEvents(em: EntityManager, events: EventInput[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((e) => ({
-    id: newId(),
-    type: e.type,
-    recordType: e.recordType,
-    recordId: e.recordId.toLowerCase(),
-    actorId: e.actorId?.toLowerCase() ?? null,
-    occurredAt: (e.occurredAt ?? new Date()).toISOString(),
-    payload: JSON.stringify(e.payload ?? {}),
-  }));
-  const streams = [...new Set(rows.map((r) => streamOf(r.recordType, r.recordId)))];
-  const keys = [...new Set(streams.map(lockKeyOf))].sort();
-  // Deferred foreign keys would otherwise be checked at commit, locking the rows they name after the
-  // stream's lock is held: two writers of one record then wait for each other. Checked now, the
-  // stream's lock is the last one the transaction takes.
-  await em.execute('set constraints all immediate');
-  await em.execute('select count(pg_advisory_xact_lock(k)) from (select unnest(array[?]::bigint[]) as k order by 1) keys', [keys]);
-  const heads = await em.execute<{ stream: string; str_hash: string | null }[]>(
-    `select s.stream, (select e.str_hash from event e where e.str_record_type = split_part(s.stream, ':', 1) and e.record_id = split_part(s.stream, ':', 2)::uuid and e.bl_record_chain
-                        order by e.seq desc limit 1) as str_hash
-       from unnest(array[?]::text[]) as s(stream)`,
-    [streams],
-  );
-  const prevOf = new Map(heads.map((h) => [h.stream, h.str_hash ?? GENESIS]));
-  const records: unknown[] = [];
-  for (const row of rows) {
-    const stream = streamOf(row.recordType, row.recordId);
-    const prev = prevOf.get(stream) ?? GENESIS;
-    const hash = hashOf(prev, row);
-    records.push({ id: row.id, t: row.type, rt: row.recordType, rid: row.recordId, a: row.actorId, at: row.occurredAt, p: row.payload, prev, h: hash });
-    prevOf.set(stream, hash);
-  }
-  // One parameter however many events (a reconciliation of thousands of animals stays one statement).
-  // Rows are inserted in array order (ordinality), so each stream's seq follows its chain.
-  await em.execute(
-    `insert into event (id, str_type, str_record_type, record_id, actor_id, ts_occurred_at, str_payload, str_prev_hash, str_hash)
-     select x.id, x.t, x.rt, x.rid, x.a, x.at, x.p, x.prev, x.h
-       from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, t text, rt text, rid uuid, a uuid, at timestamptz, p text, prev text, h text)) with ordinality as x(id, t, rt, rid, a, at, p, prev, h, n)
-      order by x.n`,
-    [JSON.stringify(records)],
-  );
+  const rows = events.map((e) => {
+    const row = {
+      id: newId(),
+      type: e.type,
+      recordType: e.recordType,
+      recordId: e.recordId.toLowerCase(),
+      actorId: e.actorId?.toLowerCase() ?? null,
+      occurredAt: (e.occurredAt ?? new Date()).toISOString(),
+      payload: JSON.stringify(e.payload ?? {}),
+    };
+    return { id: row.id, t: row.type, rt: row.recordType, rid: row.recordId, a: row.actorId, at: row.occurredAt, p: row.payload, body: bodyOf(row) };
+  });
+  const keys = [...new Set(rows.map((r) => lockKeyOf(streamOf(r.rt, r.rid))))];
+  // One parameter for the events however many (a reconciliation of thousands of animals stays one statement).
+  await em.execute('select event_append(array[?]::bigint[], ?::jsonb)', [keys, JSON.stringify(rows)]);
 }
 
 export const appendEvent = (em: EntityManager, event: EventInput): Promise<void> => appendEvents(em, [event]);

@@ -29,9 +29,15 @@ export class Mailer {
    * was sent with every code redacted, so no usable code rests in the database.
    */
   queue(em: EntityManager, mail: Mail): () => Promise<void> {
+    const prepared = this.prepare(mail);
+    em.persist(em.create(SentMessage, { str_to: mail.to, str_subject: mail.subject, str_body: prepared.kept }));
+    return prepared.deliver;
+  }
+
+  /** What sent_message keeps of `mail` (see queue), and its delivery, for a caller that stores the message itself. */
+  prepare(mail: Mail): { kept: string; deliver: () => Promise<void> } {
     const kept = this.transport ? (mail.secrets ?? []).reduce((body, secret) => body.replaceAll(secret, '[redacted]'), mail.body) : mail.body;
-    em.persist(em.create(SentMessage, { str_to: mail.to, str_subject: mail.subject, str_body: kept }));
-    return async () => {
+    const deliver = async () => {
       if (!this.transport) {
         this.log.info({ to: mail.to, subject: mail.subject }, 'mail kept in sent_message (no SMTP configured)');
         return;
@@ -42,5 +48,6 @@ export class Mailer {
         this.log.error({ err, to: mail.to }, 'mail delivery failed');
       }
     };
+    return { kept, deliver };
   }
 }

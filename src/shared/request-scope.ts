@@ -4,6 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestScope {
   requestId: string;
   statements: number;
+  /** When set, the text of each statement as well (tests that compare what two requests ran). */
+  texts?: string[];
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();

@@ -23,9 +23,11 @@ export interface Scope {
 export const NOTHING: Scope = { sql: 'false', params: [] };
 
 /** One record the scope lets the caller see, in one statement; null when absent or invisible (a 404 either way). */
-export async function findVisible<T extends object>(em: EntityManager, entity: EntityName<T>, table: string, scope: Scope, id: string): Promise<T | null> {
+export async function findVisible<T extends object>(em: EntityManager, entity: EntityName<T>, table: string, scope: Scope, id: string, options: { forUpdate?: boolean } = {}): Promise<T | null> {
   const alias = scopeAlias(table);
-  const rows = await em.execute<Record<string, unknown>[]>(`select ${alias}.* from ${table} where ${alias}.id = ? and ${scope.sql}`, [id, ...scope.params]);
+  // forUpdate (inside a transaction): the record's row locked by the same statement that finds it visible.
+  const lock = options.forUpdate ? ` for update of ${alias}` : '';
+  const rows = await em.execute<Record<string, unknown>[]>(`select ${alias}.* from ${table} where ${alias}.id = ? and ${scope.sql}${lock}`, [id, ...scope.params]);
   return rows[0] ? em.map(entity, rows[0] as never) : null;
 }
 
