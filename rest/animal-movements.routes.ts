@@ -4,6 +4,21 @@ import type { Route } from './route.js';
 const ids = { id: { variable: 'id', uuid: true }, read_id: { variable: 'read_id', uuid: true } };
 const ERRORS = [400, 403, 404, 422];
 
+interface MovementActions {
+  tag: 'AnimalsEgress' | 'AnimalsIngress';
+  /** GraphQL fields: add reads, remove a read, finish, cancel. */
+  fields: [add: string, remove: string, finish: string, cancel: string];
+  summaries: [add: string, finish: string, cancel: string];
+}
+
+/** A movement's reads in batches, the removal of one, finish and cancel: the same four actions on both sides. */
+const actionsOf = (path: string, { tag, fields: [add, remove, finish, cancel], summaries }: MovementActions): Route[] => [
+  { method: 'POST', path: `${path}/:id/tags`, auth: true, status: 200, params: { id: ids.id }, body: 'input', operation: `${tag}AddTags`, pick: add, tag, errors: ERRORS, summary: summaries[0] },
+  { method: 'DELETE', path: `${path}/:id/tags/:read_id`, auth: true, status: 200, params: ids, operation: `${tag}RemoveTag`, pick: remove, tag, errors: ERRORS, summary: 'Drop a read while OPEN; answers the record' },
+  actionRoute(path, 'finish', { operation: `${tag}Finish`, pick: finish, tag, errors: ERRORS, summary: summaries[1] }),
+  actionRoute(path, 'cancel', { operation: `${tag}Cancel`, pick: cancel, tag, errors: ERRORS, summary: summaries[2] }),
+];
+
 /** Animals egress and ingress (DOMAIN.md, "Animal movements"): the standard group, reads in batches, finish and cancel. */
 const movementRoutesUnder = (base: string): Route[] => [
   ...resourceRoutes({
@@ -18,10 +33,15 @@ const movementRoutesUnder = (base: string): Route[] => [
       update: 'Destination, GTA, plate, label, description while OPEN',
     },
   }),
-  { method: 'POST', path: `${base}/animals-egress/:id/tags`, auth: true, status: 200, params: { id: ids.id }, body: 'input', operation: 'AnimalsEgressAddTags', pick: 'addAnimalsEgressTags', tag: 'AnimalsEgress', errors: ERRORS, summary: 'A batch of reads ({tags: [...]}, at most 1,000) while OPEN; a retried read (same id, or the same animal) changes nothing' },
-  { method: 'DELETE', path: `${base}/animals-egress/:id/tags/:read_id`, auth: true, status: 200, params: ids, operation: 'AnimalsEgressRemoveTag', pick: 'removeAnimalsEgressTag', tag: 'AnimalsEgress', errors: ERRORS, summary: 'Drop a read while OPEN; answers the egress' },
-  actionRoute(`${base}/animals-egress`, 'finish', { operation: 'AnimalsEgressFinish', pick: 'finishAnimalsEgress', tag: 'AnimalsEgress', errors: ERRORS, summary: 'OPEN → FINISHED under the GTA: animals IN_TRANSIT, GTA IN_USE; 422 RULE_VIOLATED naming the rule and the animals' }),
-  actionRoute(`${base}/animals-egress`, 'cancel', { operation: 'AnimalsEgressCancel', pick: 'cancelAnimalsEgress', tag: 'AnimalsEgress', errors: ERRORS, summary: 'OPEN or FINISHED → CANCELLED: animals back ACTIVE at the origin' }),
+  ...actionsOf(`${base}/animals-egress`, {
+    tag: 'AnimalsEgress',
+    fields: ['addAnimalsEgressTags', 'removeAnimalsEgressTag', 'finishAnimalsEgress', 'cancelAnimalsEgress'],
+    summaries: [
+      'A batch of reads ({tags: [...]}, at most 1,000) while OPEN; a retried read (same id, or the same animal) changes nothing',
+      'OPEN → FINISHED under the GTA: animals IN_TRANSIT, GTA IN_USE; 422 RULE_VIOLATED naming the rule and the animals',
+      'OPEN or FINISHED → CANCELLED: animals back ACTIVE at the origin',
+    ],
+  }),
   ...resourceRoutes({
     path: `${base}/animals-ingress`,
     tag: 'AnimalsIngress',
@@ -33,10 +53,15 @@ const movementRoutesUnder = (base: string): Route[] => [
       create: 'Open an ingress at a unit the caller works at (or is invited to receive at) under one or more GTAs (gtas: [{gta_id, str_license_plate}]); tags: a first batch of reads',
     },
   }),
-  { method: 'POST', path: `${base}/animals-ingress/:id/tags`, auth: true, status: 200, params: { id: ids.id }, body: 'input', operation: 'AnimalsIngressAddTags', pick: 'addAnimalsIngressTags', tag: 'AnimalsIngress', errors: ERRORS, summary: 'A batch of reads ({tags: [...]}, at most 1,000; reading off: int_animal_count) while OPEN; unknown codes are kept' },
-  { method: 'DELETE', path: `${base}/animals-ingress/:id/tags/:read_id`, auth: true, status: 200, params: ids, operation: 'AnimalsIngressRemoveTag', pick: 'removeAnimalsIngressTag', tag: 'AnimalsIngress', errors: ERRORS, summary: 'Drop a read while OPEN; answers the ingress' },
-  actionRoute(`${base}/animals-ingress`, 'finish', { operation: 'AnimalsIngressFinish', pick: 'finishAnimalsIngress', tag: 'AnimalsIngress', errors: ERRORS, summary: 'Reconcile: RECEIVED or RECEIVED_WITH_DIVERGENCE; MISSING_ON_ARRIVAL, UNEXPECTED_ANIMAL, COUNT_DIVERGENCE occurrences; unknown codes become external tags' }),
-  actionRoute(`${base}/animals-ingress`, 'cancel', { operation: 'AnimalsIngressCancel', pick: 'cancelAnimalsIngress', tag: 'AnimalsIngress', errors: ERRORS, summary: 'OPEN → CANCELLED' }),
+  ...actionsOf(`${base}/animals-ingress`, {
+    tag: 'AnimalsIngress',
+    fields: ['addAnimalsIngressTags', 'removeAnimalsIngressTag', 'finishAnimalsIngress', 'cancelAnimalsIngress'],
+    summaries: [
+      'A batch of reads ({tags: [...]}, at most 1,000; reading off: int_animal_count) while OPEN; unknown codes are kept',
+      'Reconcile: RECEIVED or RECEIVED_WITH_DIVERGENCE; MISSING_ON_ARRIVAL, UNEXPECTED_ANIMAL, COUNT_DIVERGENCE occurrences; unknown codes become external tags',
+      'OPEN → CANCELLED',
+    ],
+  }),
 ];
 
 export const animalMovementRoutes: Route[] = [...movementRoutesUnder('/api'), ...movementRoutesUnder('/api/v1')];
