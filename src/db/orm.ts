@@ -36,9 +36,24 @@ function common() {
   };
 }
 
+/**
+ * MikroORM inlines every parameter into the SQL text, escaping strings a character at a time; a
+ * reconciliation's 4 MB of JSON took over a second of CPU so. The same escape (libpq's, as
+ * MikroORM ports it: quotes and backslashes doubled, E'' when there is a backslash) in two passes.
+ */
+export function escapeLiteral(str: string): string {
+  const quoted = `'${str.replaceAll("'", "''").replaceAll('\\', '\\\\')}'`;
+  return str.includes('\\') ? ` E${quoted}` : quoted;
+}
+
+function withFastLiterals(orm: Orm): Orm {
+  Object.assign(orm.em.getPlatform(), { escapeLiteral });
+  return orm;
+}
+
 export async function openOrm(config: Config): Promise<Orm> {
   if (config.DATABASE_URL) {
-    return (await PgORM.init({ ...common(), clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX } })) as Orm;
+    return withFastLiterals((await PgORM.init({ ...common(), clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX } })) as Orm);
   }
   let dataDir: string | undefined;
   if (!config.inMemory) {
@@ -53,7 +68,7 @@ export async function openOrm(config: Config): Promise<Orm> {
     driverOptions: dataDir ? { dataDir } : {},
     pool: { max: 1 },
   } as never);
-  return orm as unknown as Orm;
+  return withFastLiterals(orm as unknown as Orm);
 }
 
 /** Applies the checked-in migrations that have not run yet. */
