@@ -160,9 +160,3 @@ export async function removeRead(tx: EntityManager, side: ReadSide, parentId: st
   const removed = isUuid(readId) ? await tx.execute<{ id: string }[]>(`delete from ${side.table} where id = ? and ${side.parent} = ? returning id`, [readId.toLowerCase(), parentId]) : [];
   if (!removed.length) throw DomainError.notFound('read');
 }
-
-/** The latest read time of a movement (the device's time of each read, or when the server stored it). */
-export async function lastReadAt(tx: EntityManager, side: ReadSide, parentId: string, which: 'max' | 'min'): Promise<Date | null> {
-  const [row] = await tx.execute<{ t: Date | null }[]>(`select ${which}(coalesce(${side.at}, ts_created_at)) as t from ${side.table} where ${side.parent} = ?`, [parentId]);
-  return row?.t ? new Date(row.t) : null;
-}

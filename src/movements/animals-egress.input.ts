@@ -29,5 +29,3 @@ export function checkEgressIds(input: AnimalsEgressInput): void {
   if (given(input.to_control_unit_id) && input.to_control_unit_id?.toLowerCase() === input.from_control_unit_id?.toLowerCase()) check.add('to_control_unit_id', 'must differ from from_control_unit_id');
   check.throwIfAny();
 }
-
-export const trimmedOrNull = (v: string | null | undefined): string | null => (typeof v === 'string' ? v.trim() || null : null);

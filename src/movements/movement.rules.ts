@@ -8,7 +8,6 @@ export type IngressStatus = (typeof INGRESS_STATUSES)[number];
 /** DOMAIN.md, "Animal movements": the transitions a request may ask for; anything else is INVALID_STATE. */
 export const EGRESS_TRANSITIONS = {
   read: { from: ['OPEN'], to: 'OPEN' },
-  update: { from: ['OPEN'], to: 'OPEN' },
   finish: { from: ['OPEN'], to: 'FINISHED' },
   cancel: { from: ['OPEN', 'FINISHED'], to: 'CANCELLED' },
 } as const;
