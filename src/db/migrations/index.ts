@@ -12,6 +12,7 @@ import { Migration0011CreateResponses } from './Migration0011CreateResponses.js'
 import { Migration0012Movements } from './Migration0012Movements.js';
 import { Migration0013AnimalUnitFilters } from './Migration0013AnimalUnitFilters.js';
 import { Migration0014EventAppend } from './Migration0014EventAppend.js';
+import { Migration0015EventHeads } from './Migration0015EventHeads.js';
 import { Migration0018Travels } from './Migration0018Travels.js';
 import { Migration0019Trace } from './Migration0019Trace.js';
 import { Migration0020Singletons } from './Migration0020Singletons.js';
@@ -32,6 +33,7 @@ export const migrationsList = [
   { name: 'Migration0012Movements', class: Migration0012Movements },
   { name: 'Migration0013AnimalUnitFilters', class: Migration0013AnimalUnitFilters },
   { name: 'Migration0014EventAppend', class: Migration0014EventAppend },
+  { name: 'Migration0015EventHeads', class: Migration0015EventHeads },
   { name: 'Migration0018Travels', class: Migration0018Travels },
   { name: 'Migration0019Trace', class: Migration0019Trace },
   { name: 'Migration0020Singletons', class: Migration0020Singletons },
