@@ -11,11 +11,13 @@
  * and on the way the batches of reads (500 on an egress, 1,000 on an ingress) and the create.
  * Prints a table: median, min–max, SQL statements per request.
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:movements
- * (BENCH_TRACE=1 prints each statement of the ingress finishes with its time; BENCH_KEEP_DATABASE=1.)
+ * (BENCH_TRACE=1 prints each statement of the ingress finishes with its time; BENCH_PROFILE=<dir> writes a CPU
+ * profile of each ingress finish there; BENCH_KEEP_DATABASE=1.)
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { Service } from '../src/server.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve, signIn, type Reply } from './support.js';
 
@@ -141,15 +143,6 @@ async function herd(service: Service, units: { unitId: string; n: number }[]): P
 }
 
 async function run(service: Service): Promise<void> {
-  if (process.env.BENCH_FAST_ESCAPE === '1') {
-    // Experiment (not the service's code): MikroORM inlines every parameter into the SQL text, escaping
-    // strings one character at a time; the same escaping done with replaceAll, for comparison.
-    const platform = service.orm.em.getPlatform() as unknown as { escapeLiteral(s: string): string };
-    platform.escapeLiteral = (str: string) => {
-      const quoted = `'${str.replaceAll("'", "''").replaceAll('\\', '\\\\')}'`;
-      return str.includes('\\') ? ` E${quoted}` : quoted;
-    };
-  }
   // BENCH_TRACE=1: the statements of each ingress finish with their times (their first 160 characters), for profiling.
   const trace = process.env.BENCH_TRACE === '1';
   if (trace) service.orm.config.set('logger', (message: string) => console.log(`    ${message.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s+/g, ' ').slice(0, 160)}`));
@@ -160,6 +153,22 @@ async function run(service: Service): Promise<void> {
       return await work();
     } finally {
       service.orm.config.set('slowQueryThreshold', undefined as never);
+    }
+  };
+  // BENCH_PROFILE=<dir>: a CPU profile of this process (the service and its client) during each ingress finish, written there.
+  const profileDir = process.env.BENCH_PROFILE;
+  const profiled = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (!profileDir) return work();
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    try {
+      return await work();
+    } finally {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(`${profileDir}/ingress-finish-${Date.now()}.cpuprofile`, JSON.stringify(profile));
+      session.disconnect();
     }
   };
   const { org, user } = await benchOwner(service, PASSWORD);
@@ -210,7 +219,7 @@ async function run(service: Service): Promise<void> {
       const reads = arrived.slice(i, i + 1000).map((c) => ({ id: randomUUID(), str_tag_code: c, ts_ingress_at: new Date().toISOString(), geo_ingress: GEO }));
       record('ingress: a batch of 1,000 reads', await measured(() => postJson(url, `/api/animals-ingress/${ingress.id}/tags`, { tags: reads }, token)));
     }
-    const done = record(ingressLabel, await measured(() => traced(trace, () => postJson(url, `/api/animals-ingress/${ingress.id}/finish`, {}, token)))).json.data;
+    const done = record(ingressLabel, await measured(() => profiled(() => traced(trace, () => postJson(url, `/api/animals-ingress/${ingress.id}/finish`, {}, token))))).json.data;
     if (trace) console.log(`    finish: ${timings.get(ingressLabel)!.ms.at(-1)!.toFixed(0)} ms over HTTP`);
     if (done.str_status !== 'RECEIVED' || done.int_received_count !== arrived.length) throw new Error(`ingress finished as ${JSON.stringify({ str_status: done.str_status, int_received_count: done.int_received_count })}`);
   }

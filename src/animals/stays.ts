@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../db/bound.js';
 
 /**
  * An animal's stays (DOMAIN.md, "Tracing"): at a unit from when it was identified or received
@@ -13,12 +14,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 export async function openStays(tx: EntityManager, animalIds: string[], at: { time: Date } | { column: string }, refs: { animals_ingress_id?: string } = {}, times: Map<string, Date> = new Map()): Promise<void> {
   if (!animalIds.length) return;
   const from = 'time' in at ? '?::timestamptz' : `coalesce(a.${at.column}, now())`;
-  await tx.execute(
+  await executeBound(
+    tx,
     `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, animals_ingress_id)
      select a.id, a.last_control_unit_id, cu.establishment_id, coalesce(t.at, ${from}), ?
        from animal a join control_unit cu on cu.id = a.last_control_unit_id
        left join jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz) on t.id = a.id
-      where a.id = any(array[?]::uuid[])`,
+      where a.id = any(?::uuid[])`,
     [...('time' in at ? [at.time] : []), refs.animals_ingress_id ?? null, JSON.stringify([...times].map(([id, t]) => ({ id, at: t }))), animalIds],
   );
 }
@@ -29,9 +31,10 @@ export async function openStays(tx: EntityManager, animalIds: string[], at: { ti
  */
 export async function closeStays(tx: EntityManager, animalIds: string[], at: Date, refs: { animals_egress_id?: string } = {}, times: Map<string, Date> = new Map()): Promise<void> {
   if (!animalIds.length) return;
-  await tx.execute(
+  await executeBound(
+    tx,
     `update animal_stay s set ts_to = greatest(s.ts_from, coalesce(x.at, ?::timestamptz)), animals_egress_id = ?
-       from (select a.id, t.at from unnest(array[?]::uuid[]) as a(id) left join jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz) on t.id = a.id) x
+       from (select a.id, t.at from unnest(?::uuid[]) as a(id) left join jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz) on t.id = a.id) x
       where s.animal_id = x.id and s.ts_to is null`,
     [at, refs.animals_egress_id ?? null, animalIds, JSON.stringify([...times].map(([id, t]) => ({ id, at: t })))],
   );
@@ -40,5 +43,5 @@ export async function closeStays(tx: EntityManager, animalIds: string[], at: Dat
 /** Reopens the stays an egress closed (the egress was cancelled: the animals never left). */
 export async function reopenStaysOf(tx: EntityManager, egressId: string, animalIds: string[]): Promise<void> {
   if (!animalIds.length) return;
-  await tx.execute('update animal_stay set ts_to = null, animals_egress_id = null where animals_egress_id = ? and animal_id = any(array[?]::uuid[])', [egressId, animalIds]);
+  await executeBound(tx, 'update animal_stay set ts_to = null, animals_egress_id = null where animals_egress_id = ? and animal_id = any(?::uuid[])', [egressId, animalIds]);
 }

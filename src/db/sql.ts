@@ -20,7 +20,7 @@ export interface Db {
 
 /** `?` → `$1`, `$2`, … once per distinct text. */
 const positional = new Map<string, string>();
-function toPositional(sql: string): string {
+export function toPositional(sql: string): string {
   let text = positional.get(sql);
   if (text === undefined) {
     let n = 0;
@@ -42,7 +42,7 @@ function nameOf(text: string): string | undefined {
   return name;
 }
 
-const counted = (sql: string) => {
+export const counted = (sql: string) => {
   const scope = requestScope.getStore();
   if (scope) {
     scope.statements++;

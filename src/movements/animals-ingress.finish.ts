@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStays } from '../animals/stays.js';
+import { executeBound } from '../db/bound.js';
 import type { Actor } from '../identity/actor.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import { newId } from '../shared/ids.js';
@@ -42,14 +43,15 @@ export async function finishIngress(tx: EntityManager, actor: Actor, ingress: An
     [ingress.id],
   );
   const gtaIds = gtaRows.map((g) => g.gta_id);
-  const dispatched = await tx.execute<Dispatched[]>(
+  const dispatched = await executeBound<Dispatched>(
+    tx,
     `select a.id, e.id as egress_id, e.gta_id, t.str_code as str_tag_code
        from animals_egress e join animals_egress_tag r on r.animals_egress_id = e.id join animal a on a.id = r.animal_id left join tag t on t.id = a.current_tag_id
-      where e.gta_id = any(array[?]::uuid[]) and e.str_status = 'FINISHED' and a.str_status = 'IN_TRANSIT' and a.last_control_unit_id = e.from_control_unit_id
+      where e.gta_id = any(?::uuid[]) and e.str_status = 'FINISHED' and a.str_status = 'IN_TRANSIT' and a.last_control_unit_id = e.from_control_unit_id
       order by a.id for update of a`,
     [gtaIds],
   );
-  const reads = await tx.execute<IngressRead[]>('select id, animal_id, str_tag_code, str_rod_code, ts_ingress_at from animals_ingress_tag where animals_ingress_id = ? order by ts_created_at, id', [ingress.id]);
+  const reads = await executeBound<IngressRead>(tx, 'select id, animal_id, str_tag_code, str_rod_code, ts_ingress_at from animals_ingress_tag where animals_ingress_id = ? order by ts_created_at, id', [ingress.id]);
   const byCount = reads.length === 0;
   if (byCount && (ingress.bl_move_with_tag_reading || ingress.int_animal_count === null)) {
     throw ruleViolated('INGRESS_WITHOUT_READS', ingress.bl_move_with_tag_reading ? 'read the animals off the truck before finishing' : 'read the animals or give int_animal_count before finishing');
@@ -152,17 +154,19 @@ async function registerUnknown(tx: EntityManager, reads: IngressRead[], to: Dest
     at: r.ts_ingress_at ? new Date(r.ts_ingress_at).toISOString() : null,
   }));
   const json = JSON.stringify(rows);
-  await tx.execute(
+  await executeBound(
+    tx,
     `insert into animal (id, str_species, str_status, str_socioenvironmental_status, current_tag_id, last_control_unit_id, str_rod_code, ts_identified_at)
      select x.animal_id, ?, 'ACTIVE', ?, x.tag_id, ?, x.str_rod_code, coalesce(x.at, ?) from jsonb_to_recordset(?::jsonb) as x(animal_id uuid, tag_id uuid, str_rod_code text, at timestamptz)`,
     [species, to.socio, to.unitId, at, json],
   );
-  await tx.execute(
+  await executeBound(
+    tx,
     `insert into tag (id, str_code, str_status, bl_external_tag, last_control_unit_id, animal_id)
      select x.tag_id, x.str_tag_code, 'APPLIED', true, ?, x.animal_id from jsonb_to_recordset(?::jsonb) as x(tag_id uuid, animal_id uuid, str_tag_code text) where x.tag_id is not null`,
     [to.unitId, json],
   );
-  await tx.execute(`update animals_ingress_tag r set animal_id = x.animal_id, tag_id = x.tag_id from jsonb_to_recordset(?::jsonb) as x(read_id uuid, animal_id uuid, tag_id uuid) where r.id = x.read_id`, [json]);
+  await executeBound(tx, `update animals_ingress_tag r set animal_id = x.animal_id, tag_id = x.tag_id from jsonb_to_recordset(?::jsonb) as x(read_id uuid, animal_id uuid, tag_id uuid) where r.id = x.read_id`, [json]);
   await openStays(tx, rows.map((r) => r.animal_id), { time: at }, { animals_ingress_id: ingressId }, new Map(rows.flatMap((r) => (r.at ? [[r.animal_id, new Date(r.at)] as const] : []))));
   return rows.map((r) => ({ animal_id: r.animal_id, tag_id: r.tag_id, code: (r.str_tag_code ?? r.str_rod_code)!, at: r.at ? new Date(r.at) : null }));
 }

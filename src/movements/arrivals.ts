@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStays } from '../animals/stays.js';
+import { executeBound } from '../db/bound.js';
 import type { EventInput } from '../shared/events.js';
 import { socioOfRank, socioRank } from './movement.rules.js';
 
@@ -19,13 +20,14 @@ export interface Destination {
  */
 export async function arrive(tx: EntityManager, animalIds: string[], to: Destination, at: Date, times: Map<string, Date>, ingressId: string | null): Promise<Map<string, string>> {
   if (!animalIds.length) return new Map();
-  const rows = await tx.execute<{ id: string; str_socioenvironmental_status: string }[]>(
+  const rows = await executeBound<{ id: string; str_socioenvironmental_status: string }>(
+    tx,
     `update animal a set str_status = 'ACTIVE', last_control_unit_id = ?,
             str_socioenvironmental_status = ${socioOfRank(`greatest(${socioRank('a.str_socioenvironmental_status')}, ${socioRank('?::text')})`)}, ts_updated_at = ?
-      where a.id = any(array[?]::uuid[]) and a.str_status = 'IN_TRANSIT' returning a.id, a.str_socioenvironmental_status`,
+      where a.id = any(?::uuid[]) and a.str_status = 'IN_TRANSIT' returning a.id, a.str_socioenvironmental_status`,
     [to.unitId, to.socio, at, animalIds],
   );
-  await tx.execute(`update tag set last_control_unit_id = ?, ts_updated_at = ? where animal_id = any(array[?]::uuid[]) and str_status = 'APPLIED'`, [to.unitId, at, animalIds]);
+  await executeBound(tx, `update tag set last_control_unit_id = ?, ts_updated_at = ? where animal_id = any(?::uuid[]) and str_status = 'APPLIED'`, [to.unitId, at, animalIds]);
   await openStays(tx, animalIds, { time: at }, { animals_ingress_id: ingressId ?? undefined }, times);
   return new Map(rows.map((r) => [r.id, r.str_socioenvironmental_status]));
 }
@@ -39,17 +41,18 @@ export async function arrive(tx: EntityManager, animalIds: string[], to: Destina
 export async function settleGtas(tx: EntityManager, actorId: string, gtaIds: string[], refs: Record<string, unknown>): Promise<EventInput[]> {
   if (!gtaIds.length) return [];
   const now = new Date();
-  const gtas = await tx.execute<{ id: string }[]>(
+  const gtas = await executeBound<{ id: string }>(
+    tx,
     `update gta g set str_status = 'RECEIVED', ts_updated_at = ?
-      where g.id = any(array[?]::uuid[]) and g.str_status = 'IN_USE'
+      where g.id = any(?::uuid[]) and g.str_status = 'IN_USE'
         and g.id not in (select e.gta_id from animals_egress e join animals_egress_tag r on r.animals_egress_id = e.id join animal a on a.id = r.animal_id
-                          where e.gta_id = any(array[?]::uuid[]) and e.str_status = 'FINISHED' and a.str_status = 'IN_TRANSIT' and a.last_control_unit_id = e.from_control_unit_id)
+                          where e.gta_id = any(?::uuid[]) and e.str_status = 'FINISHED' and a.str_status = 'IN_TRANSIT' and a.last_control_unit_id = e.from_control_unit_id)
       returning g.id`,
     [now, gtaIds, gtaIds],
   );
   const received = gtas.map((g) => g.id);
   const egresses = received.length
-    ? await tx.execute<{ id: string; gta_id: string }[]>(`update animals_egress set str_status = 'RECEIVED', ts_updated_at = ? where gta_id = any(array[?]::uuid[]) and str_status = 'FINISHED' returning id, gta_id`, [now, received])
+    ? await executeBound<{ id: string; gta_id: string }>(tx, `update animals_egress set str_status = 'RECEIVED', ts_updated_at = ? where gta_id = any(?::uuid[]) and str_status = 'FINISHED' returning id, gta_id`, [now, received])
     : [];
   return [
     ...received.map((id): EventInput => ({ type: 'GTA_RECEIVED', recordType: 'Gta', recordId: id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs } })),

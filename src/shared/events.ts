@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../db/bound.js';
 import { newId } from './ids.js';
 
 const GENESIS = '0'.repeat(64);
@@ -67,8 +68,8 @@ export async function appendEvents(em: EntityManager, events: EventInput[]): Pro
     return { id: row.id, t: row.type, rt: row.recordType, rid: row.recordId, a: row.actorId, at: row.occurredAt, p: row.payload, body: bodyOf(row) };
   });
   const keys = [...new Set(rows.map((r) => lockKeyOf(streamOf(r.rt, r.rid))))];
-  // One parameter for the events however many (a reconciliation of thousands of animals stays one statement).
-  await em.execute('select event_append(array[?]::bigint[], ?::jsonb)', [keys, JSON.stringify(rows)]);
+  // One bound parameter for the events however many (a reconciliation of thousands of animals stays one statement).
+  await executeBound(em, 'select event_append(?::bigint[], ?::jsonb)', [keys, JSON.stringify(rows)]);
 }
 
 export const appendEvent = (em: EntityManager, event: EventInput): Promise<void> => appendEvents(em, [event]);
