@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import type { InviteRequest as InviteRequestRow } from '../../src/access/invite-request.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { INVITE_REQUEST_NEEDS, InviteRequest, InviteRequestCreateInput, InviteRequestPage } from './invite-request.type.js';
+import { INVITE_REQUEST_SEARCH } from '../../src/access/invite-request.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => InviteRequest)
 export class InviteRequestResolver {
@@ -17,12 +19,12 @@ export class InviteRequestResolver {
 
   @Query(() => InviteRequestPage, { description: "The caller's requests and those to its organization's units" })
   async inviteRequests(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('InviteRequest', INVITE_REQUEST_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<InviteRequestRow>> {
-    return ctx.loaders.takePage(await ctx.core.inviteRequests.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, INVITE_REQUEST_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.inviteRequests.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, INVITE_REQUEST_NEEDS)));
   }
 
   @Mutation(() => InviteRequest)

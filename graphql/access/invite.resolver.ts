@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import type { Invite as InviteRow } from '../../src/access/invite.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { INVITE_NEEDS, Invite, InviteCreateInput, InvitePage, InviteUpdateInput } from './invite.type.js';
+import { INVITE_SEARCH } from '../../src/access/invite.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => Invite)
 export class InviteResolver {
@@ -17,12 +19,12 @@ export class InviteResolver {
 
   @Query(() => InvitePage, { description: "Invites of the caller's organization and to the caller" })
   async invites(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Invite', INVITE_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<InviteRow>> {
-    return ctx.loaders.takePage(await ctx.core.invites.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, INVITE_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.invites.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, INVITE_NEEDS)));
   }
 
   @Mutation(() => Invite)

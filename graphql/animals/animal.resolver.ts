@@ -1,14 +1,16 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Field, Info, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, Info, InputType, Int, Mutation, Query, Resolver, Args } from 'type-graphql';
 import type { Animal as AnimalRow } from '../../src/animals/animal.entity.js';
 import type { HistoryEntry } from '../../src/shared/history.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
+import { DateTime, UUID } from '../shared/scalars.js';
 import { AnimalGenderEnum, AnimalSpeciesEnum } from '../tags/enums.js';
 import { ANIMAL_NEEDS, Animal, AnimalHistoryPage, AnimalPage } from './animal.type.js';
+import { ANIMAL_SEARCH } from '../../src/animals/animal.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @InputType('AnimalUpdateInput', { description: 'Corrections to what identification recorded; never the status, tag or place (each field optional)' })
 export class AnimalUpdateInput {
@@ -32,12 +34,12 @@ export class AnimalResolver {
 
   @Query(() => AnimalPage)
   async animals(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Animal', ANIMAL_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<AnimalRow>> {
-    return ctx.loaders.takePage(await ctx.core.animals.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, ANIMAL_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.animals.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, ANIMAL_NEEDS)));
   }
 
   @Query(() => AnimalHistoryPage, { description: "The animal's events, oldest first by when they happened" })

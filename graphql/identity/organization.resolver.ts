@@ -1,13 +1,15 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import type { Membership as MembershipRow } from '../../src/identity/membership.entity.js';
 import type { Organization as OrganizationRow } from '../../src/identity/organization.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { MEMBERSHIP_NEEDS, MemberInput, MemberRoleInput, Membership, MembershipPage, Organization, OrganizationCreateInput, OrganizationPage, OrganizationUpdateInput } from './organization.type.js';
+import { ORGANIZATION_SEARCH } from '../../src/identity/organization.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 /** An organization has no relations: nothing to join. */
 const NONE = {};
@@ -21,12 +23,12 @@ export class OrganizationResolver {
 
   @Query(() => OrganizationPage)
   async organizations(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Organization', ORGANIZATION_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<OrganizationRow>> {
-    return ctx.loaders.takePage(await ctx.core.organizations.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, NONE)));
+    return ctx.loaders.takePage(await ctx.core.organizations.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, NONE)));
   }
 
   @Mutation(() => Organization)

@@ -1,13 +1,15 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import type { User as UserEntity } from '../../src/identity/user.entity.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { USER_NEEDS, User, UserCreateInput, UserPage, UserUpdateInput } from './user.type.js';
+import { USER_SEARCH } from '../../src/identity/user.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => User)
 export class UserResolver {
@@ -18,12 +20,12 @@ export class UserResolver {
 
   @Query(() => UserPage, { description: 'Users the caller may see; filters as in CONTRACT.md "Search bodies".' })
   async users(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('User', USER_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<UserRow>> {
-    return ctx.loaders.takePage(await ctx.core.users.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, USER_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.users.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, USER_NEEDS)));
   }
 
   @Mutation(() => User)

@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import type { AnimalsEgress as AnimalsEgressRow } from '../../src/movements/animals-egress.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import { ANIMALS_EGRESS_NEEDS, AnimalsEgress, AnimalsEgressCreateInput, AnimalsEgressPage, AnimalsEgressUpdateInput, AnimalsMovementTagsInput } from './animals-egress.type.js';
+import { ANIMALS_EGRESS_SEARCH } from '../../src/movements/animals-egress.reader.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => AnimalsEgress)
 export class AnimalsEgressResolver {
@@ -17,12 +19,12 @@ export class AnimalsEgressResolver {
 
   @Query(() => AnimalsEgressPage, { description: 'Egresses from or to the units the caller sees; filter by record fields, animal_id; str_query matches label, description and plate' })
   async animalsEgresses(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('AnimalsEgress', ANIMALS_EGRESS_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<AnimalsEgressRow>> {
-    return ctx.loaders.takePage(await ctx.core.animalsEgresses.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, ANIMALS_EGRESS_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.animalsEgresses.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, ANIMALS_EGRESS_NEEDS)));
   }
 
   @Mutation(() => AnimalsEgress, { description: 'OPEN at a unit the caller works at, with a first batch of reads' })

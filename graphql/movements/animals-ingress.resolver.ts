@@ -1,13 +1,15 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import type { AnimalsIngress as AnimalsIngressRow } from '../../src/movements/animals-ingress.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import { AnimalsMovementTagsInput } from './animals-egress.type.js';
 import { ANIMALS_INGRESS_NEEDS, AnimalsIngress, AnimalsIngressCreateInput, AnimalsIngressPage } from './animals-ingress.type.js';
+import { ANIMALS_INGRESS_SEARCH } from '../../src/movements/animals-ingress.reader.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => AnimalsIngress)
 export class AnimalsIngressResolver {
@@ -18,12 +20,12 @@ export class AnimalsIngressResolver {
 
   @Query(() => AnimalsIngressPage, { description: 'Ingresses at the units the caller sees; filter by record fields, gta_id, animal_id' })
   async animalsIngresses(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('AnimalsIngress', ANIMALS_INGRESS_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<AnimalsIngressRow>> {
-    return ctx.loaders.takePage(await ctx.core.animalsIngresses.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, ANIMALS_INGRESS_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.animalsIngresses.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, ANIMALS_INGRESS_NEEDS)));
   }
 
   @Mutation(() => AnimalsIngress, { description: 'OPEN at a unit under one or more GTAs, with a first batch of reads' })

@@ -3,16 +3,18 @@ import { ANIMALS_INGRESS_NEEDS, AnimalsIngress } from './animals-ingress.type.js
 import type { AnimalsEgress as AnimalsEgressRow } from '../../src/movements/animals-egress.entity.js';
 import type { AnimalsIngress as AnimalsIngressRow } from '../../src/movements/animals-ingress.entity.js';
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { ESTABLISHMENT_NEEDS, EstablishmentUnrestrictedPage } from '../places/establishment.type.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import type { Gta as GtaRow } from '../../src/movements/gta.entity.js';
 import type { Establishment as EstablishmentRow } from '../../src/places/establishment.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { GTA_NEEDS, Gta, GtaCreateInput, GtaPage, IntegrationGtaInput } from './gta.type.js';
+import { GTA_SEARCH } from '../../src/movements/gta.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => Gta)
 export class GtaResolver {
@@ -23,12 +25,12 @@ export class GtaResolver {
 
   @Query(() => GtaPage)
   async gtas(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Gta', GTA_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<GtaRow>> {
-    return ctx.loaders.takePage(await ctx.core.gtas.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, GTA_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.gtas.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, GTA_NEEDS)));
   }
 
   @Mutation(() => Gta)

@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import type { Occurrence as OccurrenceRow } from '../../src/movements/occurrence.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import { OCCURRENCE_NEEDS, Occurrence, OccurrenceCreateInput, OccurrencePage, OccurrenceResolutionInput } from './occurrence.type.js';
+import { OCCURRENCE_SEARCH } from '../../src/movements/occurrence.reader.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => Occurrence)
 export class OccurrenceResolver {
@@ -17,12 +19,12 @@ export class OccurrenceResolver {
 
   @Query(() => OccurrencePage, { description: 'Occurrences at units the caller sees; filters: the record fields, ts_* ranges, establishment_id' })
   async occurrences(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Occurrence', OCCURRENCE_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<OccurrenceRow>> {
-    return ctx.loaders.takePage(await ctx.core.occurrences.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, OCCURRENCE_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.occurrences.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, OCCURRENCE_NEEDS)));
   }
 
   @Mutation(() => Occurrence, { description: 'Report an occurrence at a unit (TAG_LOST, ANIMAL_DEATH, THEFT, OTHER)' })

@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Query, Resolver, Args } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import type { County as CountyRow } from '../../src/places/county.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { County, CountyPage } from './county.type.js';
+import { COUNTY_SEARCH } from '../../src/places/county.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 /** A county has no relations: nothing to join. */
 const NONE = {};
@@ -20,11 +22,11 @@ export class CountyResolver {
 
   @Query(() => CountyPage)
   async counties(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('County', COUNTY_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<CountyRow>> {
-    return ctx.loaders.takePage(await ctx.core.counties.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, NONE)));
+    return ctx.loaders.takePage(await ctx.core.counties.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, NONE)));
   }
 }

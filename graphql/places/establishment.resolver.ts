@@ -1,9 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
 import type { Establishment as EstablishmentRow } from '../../src/places/establishment.entity.js';
 import type { HistoryEntry } from '../../src/shared/history.js';
@@ -22,6 +22,9 @@ import {
   EstablishmentUpdateInput,
   ESTABLISHMENT_NEEDS,
 } from './establishment.type.js';
+import { CONTROL_UNIT_SEARCH } from '../../src/places/control-unit.service.js';
+import { ESTABLISHMENT_SEARCH, ESTABLISHMENT_UNRESTRICTED_SEARCH } from '../../src/places/establishment.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => Establishment)
 export class EstablishmentResolver {
@@ -32,22 +35,22 @@ export class EstablishmentResolver {
 
   @Query(() => EstablishmentPage)
   async establishments(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Establishment', ESTABLISHMENT_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<EstablishmentRow>> {
-    return ctx.loaders.takePage(await ctx.core.establishments.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, ESTABLISHMENT_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.establishments.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, ESTABLISHMENT_NEEDS)));
   }
 
   @Query(() => EstablishmentUnrestrictedPage, { description: "Every organization's establishments, public fields only" })
   async establishmentsUnrestricted(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('EstablishmentUnrestricted', ESTABLISHMENT_UNRESTRICTED_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<EstablishmentRow>> {
-    return ctx.loaders.takePage(await ctx.core.establishments.pageUnrestricted(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, ESTABLISHMENT_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.establishments.pageUnrestricted(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, ESTABLISHMENT_NEEDS)));
   }
 
   @Query(() => EstablishmentHistoryPage, { description: "The establishment's events, oldest first" })
@@ -80,12 +83,12 @@ export class ControlUnitResolver {
 
   @Query(() => ControlUnitPage)
   async controlUnits(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('ControlUnit', CONTROL_UNIT_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<ControlUnitRow>> {
-    return ctx.loaders.takePage(await ctx.core.controlUnits.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, CONTROL_UNIT_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.controlUnits.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, CONTROL_UNIT_NEEDS)));
   }
 
   @Mutation(() => ControlUnit)

@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import type { Paged } from '../../src/shared/pagination.js';
 import type { TagsEgress as TagsEgressRow } from '../../src/tags/tags-egress.entity.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import { TAGS_EGRESS_NEEDS, TagsEgress, TagsEgressCreateInput, TagsEgressPage } from './tags-egress.type.js';
+import { TAGS_EGRESS_SEARCH } from '../../src/tags/tags-egress.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => TagsEgress)
 export class TagsEgressResolver {
@@ -17,12 +19,12 @@ export class TagsEgressResolver {
 
   @Query(() => TagsEgressPage, { description: 'Egresses from or to the units the caller sees; str_query matches the codes of their units' })
   async tagsEgresses(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('TagsEgress', TAGS_EGRESS_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<TagsEgressRow>> {
-    return ctx.loaders.takePage(await ctx.core.tagsEgresses.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, TAGS_EGRESS_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.tagsEgresses.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, TAGS_EGRESS_NEEDS)));
   }
 
   @Mutation(() => TagsEgress, { description: 'Send boxes (IN_STOCK or OPENED) from a unit to another: their AVAILABLE tags go IN_TRANSIT' })

@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Field, Info, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, Info, InputType, Int, Mutation, Query, Resolver, Args } from 'type-graphql';
 import type { Paged } from '../../src/shared/pagination.js';
 import type { TagsReservation as TagsReservationRow } from '../../src/tags/tags-reservation.entity.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { DateTime, JSONObject, UUID } from '../shared/scalars.js';
+import { DateTime, UUID } from '../shared/scalars.js';
 import { TAGS_RESERVATION_NEEDS, TagsReservation, TagsReservationPage } from './tag.type.js';
+import { TAGS_RESERVATION_SEARCH } from '../../src/tags/tags-reservation.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @InputType('TagsReservationCreateItemInput', { description: 'One reservation: a range (str_begin..str_finish) or the int_quantity lowest available codes of the unit' })
 export class TagsReservationCreateItemInput {
@@ -36,12 +38,12 @@ export class TagsReservationResolver {
 
   @Query(() => TagsReservationPage)
   async tagsReservations(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('TagsReservation', TAGS_RESERVATION_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<TagsReservationRow>> {
-    return ctx.loaders.takePage(await ctx.core.tagsReservations.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, TAGS_RESERVATION_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.tagsReservations.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, TAGS_RESERVATION_NEEDS)));
   }
 
   @Mutation(() => [TagsReservation], { description: 'Reserves AVAILABLE tags (→ RESERVED): every reservation of the body or none; returned in body order' })

@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import type { Paged } from '../../src/shared/pagination.js';
 import type { Travel as TravelRow } from '../../src/transit/travel.entity.js';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import { TRAVEL_NEEDS, Travel, TravelCreateInput, TravelEmbarkInput, TravelFinishInput, TravelPage, TravelStartInput, TravelStopInput } from './travel.type.js';
+import { TRAVEL_SEARCH } from '../../src/transit/travel.reader.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => Travel)
 export class TravelResolver {
@@ -17,12 +19,12 @@ export class TravelResolver {
 
   @Query(() => TravelPage, { description: 'Travels from or to the units the caller sees, and those it drives; filter by record fields, animals_egress_id; str_query matches the consignee' })
   async travels(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Travel', TRAVEL_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<TravelRow>> {
-    return ctx.loaders.takePage(await ctx.core.travels.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, TRAVEL_NEEDS), () => ctx.em));
+    return ctx.loaders.takePage(await ctx.core.travels.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, TRAVEL_NEEDS), () => ctx.em));
   }
 
   @Mutation(() => Travel, { description: 'PLANNED, from a unit the caller works at' })

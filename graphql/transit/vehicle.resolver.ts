@@ -1,12 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Info, Mutation, Query, Resolver, Args } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import type { Vehicle as VehicleRow } from '../../src/transit/vehicle.entity.js';
 import { VEHICLE_NEEDS, Vehicle, VehicleCreateInput, VehiclePage, VehicleUpdateInput } from './vehicle.type.js';
+import { VEHICLE_SEARCH } from '../../src/transit/vehicle.service.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => Vehicle)
 export class VehicleResolver {
@@ -17,12 +19,12 @@ export class VehicleResolver {
 
   @Query(() => VehiclePage)
   async vehicles(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Vehicle', VEHICLE_SEARCH)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<VehicleRow>> {
-    return ctx.loaders.takePage(await ctx.core.vehicles.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, VEHICLE_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.vehicles.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, VEHICLE_NEEDS)));
   }
 
   @Mutation(() => Vehicle)

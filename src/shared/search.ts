@@ -24,6 +24,9 @@ const PLAIN = 'aaaaaaeeeeiiiiooooouuuucny';
 const fold = (sql: string) => `translate(lower(${sql}), '${ACCENTED}', '${PLAIN}')`;
 export const foldText = (v: string): string => v.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
+/** What `str_order_by` accepts: the exact fields and the ranges. */
+export const orderableFields = (spec: SearchSpec): string[] => [...Object.keys(spec.exact), ...spec.ranges];
+
 export function acceptedKeys(spec: SearchSpec): string[] {
   return [...Object.keys(spec.exact), ...Object.keys(spec.computed ?? {}), ...spec.ranges.flatMap((r) => [`${r}_from`, `${r}_to`]), 'str_query', 'str_order_by', 'str_order'];
 }
@@ -87,7 +90,7 @@ export function buildSearch(spec: SearchSpec, filters: Record<string, unknown>):
       spec.query.forEach(() => params.push(needle));
     }
   }
-  const orderable = [...Object.keys(spec.exact), ...spec.ranges];
+  const orderable = orderableFields(spec);
   const orderField = filters.str_order_by ?? 'ts_created_at';
   if (typeof orderField !== 'string' || !orderable.includes(orderField)) fields.str_order_by = [`must be one of ${orderable.join(', ')}`];
   const direction = filters.str_order ?? 'DESC';
