@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const ANIMALS = `query ($where: AnimalWhere, $orderBy: AnimalOrderBy, $filter: JSONObject) {
+const ANIMALS = `query ($where: AnimalFilter, $orderBy: AnimalOrder, $filter: JSONObject) {
   animals(where: $where, orderBy: $orderBy, filter: $filter) { data { id str_name str_gender } meta { int_total_results } }
 }`;
 

@@ -33,12 +33,12 @@ function named(name: string): new () => object {
 }
 
 /**
- * The arguments of `name`'s list query (`Animal` → AnimalWhere, AnimalOrderBy, AnimalOrderField),
+ * The arguments of `name`'s list query (`Animal` → AnimalFilter, AnimalOrder, AnimalOrderField),
  * for `@Args(searchArgsOf(...))`: made when the resolver's class is, before the schema is built
  * (type-graphql finds an ArgsType registered later too late).
  */
 export function searchArgsOf(name: string, spec: SearchSpec): () => new () => object {
-  const where = named(`${name}Where`);
+  const where = named(`${name}Filter`);
   for (const [field, kind] of [...Object.entries(spec.exact), ...Object.entries(spec.computed ?? {}).map(([f, c]) => [f, c.kind] as const)]) {
     Field(() => SCALARS[kind], { nullable: true })(where.prototype, field);
   }
@@ -47,14 +47,14 @@ export function searchArgsOf(name: string, spec: SearchSpec): () => new () => ob
     Field(() => DateTime, { nullable: true, description: `${range} at or before` })(where.prototype, `${range}_to`);
   }
   Field(() => String, { nullable: true, description: 'Words looked for in the text fields, accents and case ignored' })(where.prototype, 'str_query');
-  InputType(`${name}Where`, { description: `Filters of ${name} lists, all together: a field equals the value given (null: has none), a range bounds a time, str_query looks for words` })(where);
+  InputType(`${name}Filter`, { description: `Filters of ${name} lists, all together: a field equals the value given (null: has none), a range bounds a time, str_query looks for words` })(where);
 
   const fields = Object.fromEntries(orderableFields(spec).map((f) => [f, f]));
   registerEnumType(fields, { name: `${name}OrderField` });
-  const orderBy = named(`${name}OrderBy`);
+  const orderBy = named(`${name}Order`);
   Field(() => fields)(orderBy.prototype, 'field');
   Field(() => SortDirection, { defaultValue: SortDirection.DESC })(orderBy.prototype, 'direction');
-  InputType(`${name}OrderBy`, { description: `Order of ${name} lists (ties broken by id in the same direction); ts_created_at DESC when absent` })(orderBy);
+  InputType(`${name}Order`, { description: `Order of ${name} lists (ties broken by id in the same direction); ts_created_at DESC when absent` })(orderBy);
 
   const args = named(`${name}SearchArgs`);
   Field(() => JSONObject, { nullable: true, deprecationReason: 'Untyped: use where and orderBy', description: 'Filters as a JSON object (CONTRACT.md, "Search bodies")' })(args.prototype, 'filter');
