@@ -1,6 +1,6 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { DomainError, fromConstraintViolation, fromUnavailable, type ErrorCode } from '../src/shared/errors.js';
+import { DomainError, fromConcurrentWrite, fromConstraintViolation, fromUnavailable, type ErrorCode } from '../src/shared/errors.js';
 
 export interface DescribedError {
   code: ErrorCode;
@@ -37,7 +37,7 @@ export function describeError(error: unknown, requestId: string): DescribedError
     if (original.originalError) return describeError(original.originalError, requestId);
     return { code: 'BAD_REQUEST', detail: original.message };
   }
-  const constraint = fromConstraintViolation(original) ?? fromUnavailable(original);
+  const constraint = fromConstraintViolation(original) ?? fromConcurrentWrite(original) ?? fromUnavailable(original);
   if (constraint) return { code: constraint.code, detail: constraint.detail, retryAfter: constraint.retryAfter };
   return { code: 'INTERNAL', detail: { request_id: requestId }, unexpected: original };
 }

@@ -1,3 +1,4 @@
+import { describeError } from '../graphql/errors.js';
 import { verifyChain } from '../src/shared/events.js';
 import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { cnpj, login, makeUser, member, type Person } from './helpers/factories.js';
@@ -59,4 +60,15 @@ describe('concurrent writes on one user never deadlock', () => {
     expect(replies.every((r) => r.status === 200)).toBe(true);
     expect(await verifyChain(app.service.orm.em.fork())).toEqual({ ok: true, checked: expect.any(Number) });
   });
+});
+
+test('a transaction PostgreSQL rolls back for a deadlock or a serialization failure is a 409 CONFLICT to send again, never a 500', async () => {
+  for (const state of ['40P01', '40001']) {
+    // The driver's own error for that SQLSTATE, as a real deadlock raises it.
+    const error = await app.service.orm.em
+      .fork()
+      .execute(`do $$ begin raise exception 'two writers met' using errcode = '${state}'; end $$`)
+      .then(() => null, (e: unknown) => e);
+    expect(describeError(error, 'request-id')).toMatchObject({ code: 'CONFLICT', detail: { rule: 'CONCURRENT_WRITE' }, retryAfter: 1 });
+  }
 });

@@ -19,21 +19,33 @@ const PRESENT = "('ACTIVE','MISSING')";
 const worsened = (change: { from: string; to: string }): boolean => SOCIO_ORDER.indexOf(change.to as SocioStatus) > SOCIO_ORDER.indexOf(change.from as SocioStatus);
 
 /**
+ * The animals are locked first, in id order, as every movement locks them: two writers then queue
+ * instead of each holding what the other waits for (a deadlock PostgreSQL would end by rolling one
+ * back).
+ *
  * Worse news: an animal's status already is the worst of its stays (every arrival and every change
  * keeps it so), so the worst with this one is the worse of the two: no other stay need be read.
  */
-const WORSE = `changed as (
-       update animal a set str_socioenvironmental_status = ?, ts_updated_at = ?
+const WORSE = `locked as (
+       select a.id from animal a
         where a.id in (select x.animal_id from animal_stay x where x.establishment_id = ?)
           and ${socioRank('a.str_socioenvironmental_status')} < ${socioRank('?::text')}
+        order by a.id for update
+     ), changed as (
+       update animal a set str_socioenvironmental_status = ?, ts_updated_at = ?
+         from locked l where a.id = l.id
        returning a.last_control_unit_id, a.str_status, true as worse
      )`;
 
 /** Better news: each animal's worst is taken again over the establishments of all its stays. */
-const RECOMPUTE = `worst as (
+const RECOMPUTE = `locked as (
+       select a.id from animal a
+        where a.id in (select x.animal_id from animal_stay x where x.establishment_id = ?)
+        order by a.id for update
+     ), worst as (
        select s.animal_id, max(${socioRank('e.str_socioenvironmental_status')}) as r
          from animal_stay s join establishment e on e.id = s.establishment_id
-        where s.animal_id in (select x.animal_id from animal_stay x where x.establishment_id = ?)
+        where s.animal_id in (select l.id from locked l)
         group by s.animal_id
      ), changed as (
        update animal a set str_socioenvironmental_status = ${socioOfRank('w.r')}, ts_updated_at = ?
@@ -69,7 +81,7 @@ export async function propagateSocio(
             (count(*) filter (where c.worse and c.str_status in ${PRESENT}))::int as int_worse_here
        from changed c
       group by 1`,
-    worsened(change) ? [change.to, now, establishment.id, change.to] : [establishment.id, now],
+    worsened(change) ? [establishment.id, change.to, change.to, now] : [establishment.id, now],
   );
   const sum = (f: 'int_changed' | 'int_worse' | 'int_better') => holdings.reduce((n, h) => n + h[f], 0);
   const alerts: RaisedOccurrence[] = holdings

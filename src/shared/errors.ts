@@ -84,6 +84,24 @@ export function fromUnavailable(err: unknown): DomainError | null {
   return null;
 }
 
+/** SQLSTATEs of a transaction PostgreSQL rolled back because another one touched the same rows: deadlock, serialization. */
+const CONCURRENT_STATES = new Set(['40P01', '40001']);
+
+/**
+ * Two writers met on the same rows and PostgreSQL rolled one back whole (a deadlock, a serialization
+ * failure): nothing of it was written, and the same request sent again runs alone. A 409 saying so,
+ * with Retry-After, never a 500.
+ */
+export function fromConcurrentWrite(err: unknown): DomainError | null {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown; previous?: unknown }).cause ?? (e as { previous?: unknown }).previous, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONCURRENT_STATES.has(code)) {
+      return new DomainError('CONFLICT', { rule: 'CONCURRENT_WRITE', message: 'another change to the same records ran at the same time; nothing was written; send the request again' }, 1);
+    }
+  }
+  return null;
+}
+
 /**
  * A constraint the database enforced after the core's own checks (a race between two writers, a
  * client-chosen id that exists): still the contract's answer, never a 500.
