@@ -4,6 +4,7 @@ import {
 } from 'graphql';
 import { isRelation } from './absent-relations.js';
 import { STATUS_OF } from './errors.js';
+import { exampleKey, type Examples } from './examples.js';
 import type { Route } from './route.js';
 
 type Json = Record<string, unknown>;
@@ -46,8 +47,17 @@ function describe(route: Route): string {
   return lines.join(' ');
 }
 
+/** A recorded exchange as the operation's request and answer examples (the JSON ones). */
+function withExample(operation: Json, example: Examples[string]): void {
+  const json = (holder: unknown) => (holder as { content?: Record<string, Json> } | undefined)?.content?.['application/json'];
+  const request = json(operation.requestBody);
+  if (request && example.request !== undefined) request.example = example.request;
+  const response = json((operation.responses as Record<string, unknown>)[String(example.status)]);
+  if (response && example.response !== undefined) response.example = example.response;
+}
+
 /** The OpenAPI 3.1 document: every REST route, its body and response types derived from the GraphQL schema. */
-export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { publicUrl?: string } = {}): Json {
+export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { publicUrl?: string; examples?: Examples } = {}): Json {
   const components: Record<string, Json> = {
     ErrorResponse: { type: 'object', properties: { error: { type: 'string' }, detail: {} }, required: ['error', 'detail'] },
     PaginationMeta: {
@@ -117,6 +127,8 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
     };
     if (arg) operation.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: typeOf(arg.type, false) } } };
     else if (route.filter?.from === 'body') operation.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', description: 'Filters (CONTRACT.md, Search bodies)' } } } };
+    const example = options.examples?.[exampleKey(route)];
+    if (example) withExample(operation, example);
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };
   }
   return {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, validate, visit, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 
-function operationsDir(): string {
+export function operationsDir(): string {
   // Source tree (tests) or dist/rest after a build: the .graphql files stay in rest/operations.
   for (const rel of ['./operations/', '../../rest/operations/']) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));

@@ -50,6 +50,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
 
     router[route.method.toLowerCase() as 'get'](route.path, async (ctx: KoaContext) => {
       const gql = ctx.state.gql as Context;
+      ctx.state.restRoute = route;
       if (route.auth) requireActor(gql);
       const variables: Record<string, unknown> = {};
       for (const [param, spec] of Object.entries(route.params ?? {})) {

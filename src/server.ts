@@ -17,6 +17,7 @@ import { createReplay } from '../graphql/create-replay.js';
 import { inputBoundary } from '../graphql/input-boundary.js';
 import { getSchema } from '../graphql/schema.js';
 import { buildOpenApi } from '../rest/openapi.js';
+import { loadExamples } from '../rest/examples.js';
 import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, routes } from '../rest/router.js';
 import type { Config } from './config.js';
@@ -183,7 +184,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
       ctx.body = { error: 'NOT_READY', detail: 'database unreachable' };
     }
   });
-  const openapi = buildOpenApi(routes, schema, { publicUrl: config.PUBLIC_URL });
+  const openapi = buildOpenApi(routes, schema, { publicUrl: config.PUBLIC_URL, examples: loadExamples() });
   probes.get('/api/openapi.json', (ctx) => {
     ctx.body = openapi;
   });

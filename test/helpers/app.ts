@@ -1,7 +1,24 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createService, type Service } from '../../src/server.js';
+import { recordExamples, type Examples } from '../../rest/examples.js';
+
+/**
+ * RECORD_OPENAPI_EXAMPLES=<file> (`npm run docs:examples`): each app keeps the first successful
+ * exchange of every REST route and adds the routes the file lacks when it closes (jest runs the
+ * files one after another).
+ */
+const recordTo = process.env.RECORD_OPENAPI_EXAMPLES;
+/** Files whose requests are made to be strange: nothing of theirs is an example. */
+const NOT_EXAMPLES = /(fuzz|input-boundary|resilience|http)\.test\.ts$/;
+function saveExamples(recorded: Examples): void {
+  if (!recordTo || NOT_EXAMPLES.test(expect.getState().testPath ?? '')) return;
+  const known: Examples = existsSync(recordTo) ? JSON.parse(readFileSync(recordTo, 'utf8')) : {};
+  const all = { ...recorded, ...known };
+  writeFileSync(recordTo, `${JSON.stringify(Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]])), null, 1)}\n`);
+}
 
 export interface Reply<T = any> {
   status: number;
@@ -55,6 +72,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     ...env,
   });
   const service = await createService(config);
+  const recorded: Examples = {};
+  if (recordTo) service.app.middleware.unshift(recordExamples(recorded));
   const server = await service.listen(0);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const call = async <T>(method: string, path: string, o: CallOptions = {}): Promise<Reply<T>> => {
@@ -82,6 +101,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     config,
     call,
     graphql: (query, variables, token) => call('POST', '/graphql', { body: { query, variables }, token }),
-    close: () => service.close(),
+    close: async () => {
+      saveExamples(recorded);
+      await service.close();
+    },
   };
 }
