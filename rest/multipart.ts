@@ -1,9 +1,6 @@
 import busboy from 'busboy';
 import type { Context as KoaContext } from 'koa';
-import type { Readable } from 'node:stream';
-import type { IncomingFile } from '../src/attachments/attachment.upload.js';
-import { tooLarge } from '../src/attachments/attachment.upload.js';
-import { ATTACHMENT_MAX_BYTES } from '../src/attachments/attachment.rules.js';
+import type { Files, IncomingFile } from '../graphql/files.js';
 import { DomainError } from '../src/shared/errors.js';
 
 /** Room for the form's fields and part headers around the file. */
@@ -11,26 +8,21 @@ const ENVELOPE_BYTES = 64 * 1024;
 const MAX_FIELDS = 10;
 const MAX_FIELD_BYTES = 1024;
 
-interface Receiver {
-  receive(source: Readable, name: string | null): Promise<IncomingFile>;
-  discard(file: IncomingFile): Promise<void>;
-}
-
 /**
  * Reads a multipart/form-data upload: its short text fields, and its one part "file" handed to
  * `receiver` as it streams (which stops it past 10 MiB). A declared length past the limit is
  * refused before a byte is read; a refused upload closes the connection after answering, so the
  * rest of the body is never read.
  */
-export async function readMultipart(ctx: KoaContext, receiver: Receiver): Promise<{ fields: Record<string, string>; file: IncomingFile | null }> {
+export async function readMultipart(ctx: KoaContext, receiver: Files): Promise<{ fields: Record<string, string>; file: IncomingFile | null }> {
   if (!ctx.is('multipart/form-data')) throw new DomainError('BAD_REQUEST', 'the request body must be multipart/form-data: the file as the part "file", the other values as fields');
-  if ((ctx.request.length ?? 0) > ATTACHMENT_MAX_BYTES + ENVELOPE_BYTES) {
+  if ((ctx.request.length ?? 0) > receiver.maxBytes + ENVELOPE_BYTES) {
     ctx.set('Connection', 'close');
-    throw tooLarge();
+    throw receiver.tooLarge();
   }
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { files: 1, fields: MAX_FIELDS, parts: MAX_FIELDS + 1, fieldSize: MAX_FIELD_BYTES, fieldNameSize: 100, fileSize: ATTACHMENT_MAX_BYTES + 1 } });
+    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { files: 1, fields: MAX_FIELDS, parts: MAX_FIELDS + 1, fieldSize: MAX_FIELD_BYTES, fieldNameSize: 100, fileSize: receiver.maxBytes + 1 } });
   } catch {
     throw new DomainError('BAD_REQUEST', 'malformed multipart/form-data header (no boundary)');
   }

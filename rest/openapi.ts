@@ -3,7 +3,7 @@ import {
   type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLOutputType, type GraphQLSchema,
 } from 'graphql';
 import { isRelation } from './absent-relations.js';
-import { ATTACHMENT_TYPES } from '../src/attachments/attachment.rules.js';
+import { DOWNLOAD_TYPES } from '../graphql/files.js';
 import { STATUS_OF } from './errors.js';
 import type { Route } from './route.js';
 
@@ -107,7 +107,7 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
     if (route.status === 204) responses['204'] = { description: DESCRIPTIONS[204] };
     else if (route.download) {
       const binary = { schema: { type: 'string', format: 'binary' } };
-      responses[String(route.status)] = { description: `${DESCRIPTIONS[route.status]}: the bytes, as a download`, content: Object.fromEntries(Object.keys(ATTACHMENT_TYPES).map((t) => [t, binary])) };
+      responses[String(route.status)] = { description: `${DESCRIPTIONS[route.status]}: the bytes, as a download`, content: Object.fromEntries(DOWNLOAD_TYPES.map((t) => [t, binary])) };
     } else if (field) {
       const out = getNamedType(field.type);
       const dataSchema = route.paged && isObjectType(out) ? typeOf(out.getFields().data!.type as GraphQLOutputType, false) : typeOf(field.type, false);

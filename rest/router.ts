@@ -29,6 +29,7 @@ import { absentRelationsRemover } from './absent-relations.js';
 import { attachmentRoutes } from './attachments.routes.js';
 import { integrationQaRoutes, integrationRoutes } from './integration.routes.js';
 import { readMultipart } from './multipart.js';
+import { filesOf } from '../graphql/files.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
@@ -67,7 +68,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
       let rawBody = (ctx.request as { body?: unknown }).body;
       if (route.upload) {
         // Read only once the caller is known (401 above): the fields are the body, the file waits in the context.
-        const { fields, file } = await readMultipart(ctx, gql.core.attachments);
+        const { fields, file } = await readMultipart(ctx, filesOf(gql));
         rawBody = fields;
         gql.upload = file;
       }
@@ -107,7 +108,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
       }
       if (route.download) {
         const attachment = (await run(variables)) as unknown as { id: string; str_file_name: string; str_content_type: string; int_size_bytes: number };
-        const bytes = await gql.core.attachments.open(attachment);
+        const bytes = await filesOf(gql).open(attachment);
         ctx.status = route.status;
         ctx.attachment(attachment.str_file_name);
         ctx.type = attachment.str_content_type;
@@ -132,7 +133,7 @@ function discardingUpload(handle: (ctx: KoaContext) => Promise<void>): (ctx: Koa
       await handle(ctx);
     } finally {
       const gql = ctx.state.gql as Context;
-      if (gql.upload) await gql.core.attachments.discard(gql.upload);
+      if (gql.upload) await filesOf(gql).discard(gql.upload);
     }
   };
 }

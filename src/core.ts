@@ -98,7 +98,7 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     userFeatures: new UserFeatureService(config.USER_FEATURES_DEFAULT),
     privacyTerms: new PrivacyTermsService(),
     userVerification: new UserVerificationService(mailer, new LogSmsSender(log), config.VERIFICATION_PEPPER, new SendThrottle(config.VERIFICATION_SEND_INTERVAL_SECONDS, pool), log),
-    attachments: new AttachmentService(openAttachmentStore(config), log),
+    attachments: new AttachmentService(openAttachmentStore(config, log), log),
     integrationQa: new IntegrationQaService(integration),
   };
 }

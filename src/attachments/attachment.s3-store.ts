@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
+import type { Logger } from '../shared/logger.js';
 import type { AttachmentStore } from './attachment.store.js';
 
 /**
@@ -16,7 +17,7 @@ export class S3AttachmentStore implements AttachmentStore {
   private readonly bucket: string;
   private readonly prefix: string;
 
-  constructor(config: Config, readonly incomingDir: string) {
+  constructor(config: Config, readonly incomingDir: string, log: Logger) {
     this.bucket = config.S3_BUCKET!;
     this.prefix = config.S3_PREFIX;
     this.client = new S3Client({
@@ -26,6 +27,8 @@ export class S3AttachmentStore implements AttachmentStore {
       credentials: config.S3_ACCESS_KEY_ID ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY! } : undefined,
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // The SDK's warnings into the service's log (it would write them to the console).
+      logger: { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (...msg: unknown[]) => log.warn({ s3: msg }, 'S3 client'), error: (...msg: unknown[]) => log.error({ s3: msg }, 'S3 client') },
     });
   }
 

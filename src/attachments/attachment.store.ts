@@ -2,6 +2,7 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.js';
+import type { Logger } from '../shared/logger.js';
 import { S3AttachmentStore } from './attachment.s3-store.js';
 
 /** Where attachments' bytes are kept, each under its attachment's id. */
@@ -48,6 +49,6 @@ export class DiskAttachmentStore implements AttachmentStore {
 }
 
 /** The store the configuration names: an S3-compatible bucket when S3_BUCKET is set, else the disk. */
-export function openAttachmentStore(config: Config): AttachmentStore {
-  return config.S3_BUCKET ? new S3AttachmentStore(config, join(config.ATTACHMENTS_DIR, '.incoming')) : new DiskAttachmentStore(config.ATTACHMENTS_DIR);
+export function openAttachmentStore(config: Config, log: Logger): AttachmentStore {
+  return config.S3_BUCKET ? new S3AttachmentStore(config, join(config.ATTACHMENTS_DIR, '.incoming'), log) : new DiskAttachmentStore(config.ATTACHMENTS_DIR);
 }
