@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Core } from '../src/core.js';
 import type { Db } from '../src/db/sql.js';
 import type { Actor } from '../src/identity/actor.js';
+import type { IncomingFile } from '../src/attachments/attachment.upload.js';
 import { DomainError } from '../src/shared/errors.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
@@ -17,6 +18,8 @@ export interface Context {
   requestId: string;
   address: string;
   loaders: Loaders;
+  /** The file a REST multipart upload received (POST /api/attachments); GraphQL requests carry none. */
+  upload?: IncomingFile | null;
 }
 
 /** `fork` makes the request's entity manager the first time a write (or the ORM) needs it: reads never do. */

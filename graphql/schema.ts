@@ -54,6 +54,9 @@ import { UserFeaturesResolver } from './identity/user-features.resolver.js';
 import { PrivacyTermsResolver } from './identity/privacy-terms.resolver.js';
 import { UserVerificationResolver } from './identity/user-verification.resolver.js';
 import { gateTerms } from './terms-gate.js';
+import { AttachmentResolver } from './attachments/attachment.resolver.js';
+import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
+import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -97,7 +100,8 @@ export function getSchema(): Promise<GraphQLSchema> {
       AnimalsIngressResolver, AnimalsIngressFieldsResolver, AnimalsIngressGtaFieldsResolver, AnimalsIngressTagFieldsResolver, AnimalStayFieldsResolver, TraceResolver,
       OccurrenceResolver, OccurrenceFieldsResolver,
       TravelResolver, TravelFieldsResolver, TravelEmbarkFieldsResolver, TravelStopFieldsResolver,
-      HomeResolver, UserFeaturesResolver, PrivacyTermsResolver, UserVerificationResolver],
+      HomeResolver, UserFeaturesResolver, PrivacyTermsResolver, UserVerificationResolver,
+      AttachmentResolver, AttachmentFieldsResolver, IntegrationQaResolver],
     validate: false,
   }).then(gateTerms);
   return built;

@@ -23,3 +23,18 @@ export const integrationRoutes: Route[] = [
   { ...base, method: 'GET', path: '/api/v1/entrada_animais/:id', operation: 'IntegrationEntradaAnimais', status: 200, params: idParam, pick: 'entradaAnimais', summary: "An animals ingress (Animals Ingress) of the caller's UF by its uuid or by the id_gta it was received under" },
   { ...base, method: 'GET', path: '/api/v1/saida_animais/:id', operation: 'IntegrationSaidaAnimais', status: 200, params: idParam, pick: 'saidaAnimais', summary: "An animals egress (Animals Egress) of the caller's UF by its uuid or by the id_gta it left under" },
 ];
+
+const qa = { auth: true, tag: 'Integration Qa', errors } as const;
+
+/** Integration QA: what a state's integrator checks before going live; the GTA calls answer as the real ones and write nothing. */
+export const integrationQaRoutes: Route[] = [
+  { ...qa, method: 'GET', path: '/api/v1/qa/ping', operation: 'QaPing', status: 200, pick: 'qaPing', summary: "Who the token is, its federative unit, whether the state integration answers it (and why not), and the server's time" },
+  {
+    ...qa, method: 'POST', path: '/api/v1/qa/gta/notificar', operation: 'QaGtaNotificar', status: 200, body: 'input', pick: 'qaGtaNotificar',
+    summary: 'Validates a gta/notificar body exactly as POST /api/v1/gta/notificar and answers the GTA it would store (200), or the same error; writes nothing',
+  },
+  {
+    ...qa, method: 'POST', path: '/api/v1/qa/gta/cancelar', operation: 'QaGtaCancelar', status: 200, body: 'input', pick: 'qaGtaCancelar',
+    summary: 'Validates a gta/cancelar body exactly as POST /api/v1/gta/cancelar and answers the GTA as it would leave it, or the same error; changes nothing',
+  },
+];

@@ -3,6 +3,7 @@ import {
   type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLOutputType, type GraphQLSchema,
 } from 'graphql';
 import { isRelation } from './absent-relations.js';
+import { DOWNLOAD_TYPES } from '../graphql/files.js';
 import { STATUS_OF } from './errors.js';
 import { exampleKey, type Examples } from './examples.js';
 import type { Route } from './route.js';
@@ -40,9 +41,11 @@ const API_DESCRIPTION = [
 function describe(route: Route): string {
   const lines = [`${route.summary}.`];
   lines.push(route.auth ? 'Needs `Authorization: Bearer <str_access_token>` (401 without it).' : 'Open to anyone: no token needed.');
+  if (route.download) lines.push('Answers the bytes themselves with their content type and `Content-Disposition: attachment`, not JSON (errors are JSON).');
   if (route.paged) lines.push('Answers a page, `{data, meta}`: `int_current_page` (from 1) and `int_max_results` (at most 500) in the query string.');
   if (route.filter) lines.push(route.filter.from === 'body' ? 'The JSON body holds the search filters (an unknown filter is a 422 naming it).' : 'Query-string parameters besides the page ones are filters (an unknown one is a 422 naming it).');
-  if (route.body) lines.push(`The JSON body is \`${route.body}\`${route.optionalBody ? ' (optional)' : ''}: fields the schema does not know are ignored and named in the \`Warning\` header.`);
+  if (route.upload) lines.push('The body is multipart/form-data: the file as the part `file`, the other values as text fields (fields the schema does not know are ignored and named in the `Warning` header).');
+  else if (route.body) lines.push(`The JSON body is \`${route.body}\`${route.optionalBody ? ' (optional)' : ''}: fields the schema does not know are ignored and named in the \`Warning\` header.`);
   lines.push(`Runs the GraphQL operation \`${route.operation}\` (\`rest/operations/\`): GraphQL answers the same.`);
   return lines.join(' ');
 }
@@ -54,6 +57,17 @@ function withExample(operation: Json, example: Examples[string]): void {
   if (request && example.request !== undefined) request.example = example.request;
   const response = json((operation.responses as Record<string, unknown>)[String(example.status)]);
   if (response && example.response !== undefined) response.example = example.response;
+}
+
+/** An upload's form: the input's fields as text fields, and the part "file". */
+function multipartSchema(input: Json, components: Record<string, Json>): Json {
+  const name = typeof input.$ref === 'string' ? input.$ref.split('/').pop()! : '';
+  const fields = (components[name]?.properties ?? {}) as Record<string, Json>;
+  return {
+    type: 'object',
+    properties: { ...Object.fromEntries(Object.keys(fields).map((f) => [f, { type: 'string', description: (fields[f] as { description?: string }).description }])), file: { type: 'string', format: 'binary', description: 'PDF, JPEG, PNG or WebP (decided by its bytes), at most 10 MiB' } },
+    required: ['file'],
+  };
 }
 
 /** The OpenAPI 3.1 document: every REST route, its body and response types derived from the GraphQL schema. */
@@ -101,7 +115,10 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
     }
     const responses: Json = {};
     if (route.status === 204) responses['204'] = { description: DESCRIPTIONS[204] };
-    else if (field) {
+    else if (route.download) {
+      const binary = { schema: { type: 'string', format: 'binary' } };
+      responses[String(route.status)] = { description: `${DESCRIPTIONS[route.status]}: the bytes, as a download`, content: Object.fromEntries(DOWNLOAD_TYPES.map((t) => [t, binary])) };
+    } else if (field) {
       const out = getNamedType(field.type);
       const dataSchema = route.paged && isObjectType(out) ? typeOf(out.getFields().data!.type as GraphQLOutputType, false) : typeOf(field.type, false);
       const extra = route.paged && isObjectType(out) ? Object.fromEntries((route.extra ?? []).map((f) => [f, typeOf(out.getFields()[f]!.type as GraphQLOutputType, false)])) : {};
@@ -125,7 +142,8 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
       parameters,
       responses,
     };
-    if (arg) operation.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: typeOf(arg.type, false) } } };
+    if (arg && route.upload) operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: multipartSchema(typeOf(arg.type, false), components) } } };
+    else if (arg) operation.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: typeOf(arg.type, false) } } };
     else if (route.filter?.from === 'body') operation.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', description: 'Filters (CONTRACT.md, Search bodies)' } } } };
     const example = options.examples?.[exampleKey(route)];
     if (example) withExample(operation, example);

@@ -29,6 +29,10 @@ export interface Route {
   extra?: string[];
   /** A paged answer also as CSV (`Accept: text/csv`): every page, streamed. */
   csv?: CsvExport;
+  /** The body is multipart/form-data: its fields become the `body` variable, its part "file" the request's upload (graphql/context.ts). */
+  upload?: boolean;
+  /** The answer is the bytes of the attachment the operation picks (its content type, as a download), not JSON. */
+  download?: boolean;
   /** Document error statuses besides the success one (interface.md lists them for some groups). */
   errors?: number[];
 }

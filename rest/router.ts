@@ -14,7 +14,6 @@ import { organizationRoutes, userRoutes } from './identity.routes.js';
 import { controlUnitRoutes, countyRoutes, establishmentRoutes } from './places.routes.js';
 import { vehicleRoutes } from './transit.routes.js';
 import { gtaRoutes } from './movements.routes.js';
-import { integrationRoutes } from './integration.routes.js';
 import { inviteRequestRoutes, inviteRoutes } from './access.routes.js';
 import { tagsTransferRoutes } from './tags.routes.js';
 import { animalRoutes } from './animals.routes.js';
@@ -27,6 +26,10 @@ import { occurrenceRoutes } from './occurrences.routes.js';
 import { travelRoutes } from './travels.routes.js';
 import { singletonRoutes } from './singletons.routes.js';
 import { absentRelationsRemover } from './absent-relations.js';
+import { attachmentRoutes } from './attachments.routes.js';
+import { integrationQaRoutes, integrationRoutes } from './integration.routes.js';
+import { readMultipart } from './multipart.js';
+import { filesOf } from '../graphql/files.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
@@ -35,7 +38,11 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes,
   ...tagsTransferRoutes,
   ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes,
-  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes];
+  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes, ...attachmentRoutes, ...integrationQaRoutes];
+
+/** Where a POST may carry multipart/form-data instead of JSON: the upload routes. */
+const UPLOAD_PATHS = new Set(routes.filter((r) => r.upload).map((r) => `${r.method} ${r.path}`));
+export const isUploadRoute = (method: string, path: string): boolean => UPLOAD_PATHS.has(`${method} ${path}`);
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -48,7 +55,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
     const leaveOutAbsentRelations = absentRelationsRemover(schema, op, route.pick);
     const varType = (name: string) => op.definition.variableDefinitions?.find((v) => v.variable.name.value === name)?.type;
 
-    router[route.method.toLowerCase() as 'get'](route.path, async (ctx: KoaContext) => {
+    router[route.method.toLowerCase() as 'get'](route.path, discardingUpload(async (ctx: KoaContext) => {
       const gql = ctx.state.gql as Context;
       ctx.state.restRoute = route;
       if (route.auth) requireActor(gql);
@@ -59,7 +66,13 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
         // Canonical before anything stores, hashes or compares it.
         variables[spec.variable] = spec.uuid ? value.toLowerCase() : value;
       }
-      const rawBody = (ctx.request as { body?: unknown }).body;
+      let rawBody = (ctx.request as { body?: unknown }).body;
+      if (route.upload) {
+        // Read only once the caller is known (401 above): the fields are the body, the file waits in the context.
+        const { fields, file } = await readMultipart(ctx, filesOf(gql));
+        rawBody = fields;
+        gql.upload = file;
+      }
       // The parser's `{}` for a request without a body (Object.keys last: a 40,000-key body is not counted).
       const body = rawBody === undefined || (isObject(rawBody) && !ctx.request.length && Object.keys(rawBody).length === 0) ? undefined : rawBody;
       if (body !== undefined && !isObject(body)) throw DomainError.field('body', 'must be a JSON object');
@@ -94,14 +107,36 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
         ctx.body = streamCsv(csv, first, pageOf, (err) => log.error({ err, requestId: gql.requestId, route: route.operation }, 'CSV export failed midway'));
         return;
       }
+      if (route.download) {
+        const attachment = (await run(variables)) as unknown as { id: string; str_file_name: string; str_content_type: string; int_size_bytes: number };
+        const bytes = await filesOf(gql).open(attachment);
+        ctx.status = route.status;
+        ctx.attachment(attachment.str_file_name);
+        ctx.type = attachment.str_content_type;
+        ctx.length = attachment.int_size_bytes;
+        ctx.body = bytes;
+        return;
+      }
       const picked = await run(variables);
       ctx.status = route.status;
       if (route.status === 204) return;
       leaveOutAbsentRelations(picked);
       ctx.body = route.paged ? { data: picked.data, meta: picked.meta, ...Object.fromEntries((route.extra ?? []).map((f) => [f, picked[f]])) } : { data: picked };
-    });
+    }));
   }
   return router;
+}
+
+/** An uploaded file was moved into the store by a successful create, or is not wanted: either way nothing stays in the incoming folder. */
+function discardingUpload(handle: (ctx: KoaContext) => Promise<void>): (ctx: KoaContext) => Promise<void> {
+  return async (ctx) => {
+    try {
+      await handle(ctx);
+    } finally {
+      const gql = ctx.state.gql as Context;
+      if (gql.upload) await filesOf(gql).discard(gql.upload);
+    }
+  };
 }
 
 /** At most this many names in the Warning header: a hostile body cannot grow it without bound. */

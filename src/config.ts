@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { FEATURE_NAME } from './identity/user-features.rules.js';
 
@@ -82,9 +84,20 @@ const schema = z.object({
   METRICS_ENABLED: bool.default(true),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
   CORS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86400).default(600),
+  /** Where attachments are kept on disk (unset: `<DATA_DIR>/attachments`; with DATA_DIR :memory:, a folder in the system's temporary directory). */
+  ATTACHMENTS_DIR: z.string().optional(),
+  /** An S3-compatible bucket for attachments instead of the disk: set S3_BUCKET (and the others as the store needs). */
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  S3_PREFIX: z.string().max(200).default('attachments/'),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION' | 'VERIFICATION_PEPPER' | 'GRAPHQL_IDE'> & {
+export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION' | 'VERIFICATION_PEPPER' | 'GRAPHQL_IDE' | 'ATTACHMENTS_DIR'> & {
+  ATTACHMENTS_DIR: string;
   JWT_SECRET: string;
   VERIFICATION_PEPPER: string;
   GRAPHQL_INTROSPECTION: boolean;
@@ -111,9 +124,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither');
   }
   const introspection = c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production';
+  if (!c.S3_BUCKET && (c.S3_ENDPOINT || c.S3_ACCESS_KEY_ID || c.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  S3_BUCKET: is required when any other S3_* setting is given');
+  }
+  if (!c.S3_ACCESS_KEY_ID !== !c.S3_SECRET_ACCESS_KEY) {
+    throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY: set both or neither (neither: the AWS SDK\'s default credentials)');
+  }
   if (c.GRAPHQL_IDE && !introspection) {
     throw new ConfigError('Invalid configuration:\n  GRAPHQL_IDE: needs GRAPHQL_INTROSPECTION (the IDE reads the schema by introspection)');
   }
+  const inMemory = c.DATA_DIR === ':memory:' || c.DATA_DIR === 'memory://';
   // Outside production a missing secret gets a random one: tokens then die with the process.
   const jwtSecret = c.JWT_SECRET ?? randomBytes(32).toString('hex');
   return {
@@ -122,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     VERIFICATION_PEPPER: c.VERIFICATION_PEPPER ?? createHash('sha256').update(`verification-code:${jwtSecret}`).digest('hex'),
     GRAPHQL_INTROSPECTION: introspection,
     GRAPHQL_IDE: c.GRAPHQL_IDE ?? introspection,
-    inMemory: c.DATA_DIR === ':memory:' || c.DATA_DIR === 'memory://',
+    inMemory,
+    ATTACHMENTS_DIR: c.ATTACHMENTS_DIR ?? (inMemory ? join(tmpdir(), 'livestock-attachments') : join(c.DATA_DIR, 'attachments')),
   };
 }

@@ -34,6 +34,9 @@ import { PrivacyTermsService } from './identity/privacy-terms.service.js';
 import { UserVerificationService } from './identity/user-verification.service.js';
 import { SendThrottle } from './identity/throttle.js';
 import { LogSmsSender } from './shared/sms.js';
+import { AttachmentService } from './attachments/attachment.service.js';
+import { openAttachmentStore } from './attachments/attachment.store.js';
+import { IntegrationQaService } from './movements/integration-qa.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -65,6 +68,8 @@ export interface Core {
   userFeatures: UserFeatureService;
   privacyTerms: PrivacyTermsService;
   userVerification: UserVerificationService;
+  attachments: AttachmentService;
+  integrationQa: IntegrationQaService;
 }
 
 /** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -74,7 +79,8 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL, config.TERMS_REQUIRED);
   const gtas = new GtaService();
-  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
+  const integration = new IntegrationService(gtas);
+  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration, invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
     tags: new TagService(),
     tagsIngresses: new TagsIngressService(),
     tagsEgresses: new TagsEgressService(),
@@ -92,5 +98,7 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     userFeatures: new UserFeatureService(config.USER_FEATURES_DEFAULT),
     privacyTerms: new PrivacyTermsService(),
     userVerification: new UserVerificationService(mailer, new LogSmsSender(log), config.VERIFICATION_PEPPER, new SendThrottle(config.VERIFICATION_SEND_INTERVAL_SECONDS, pool), log),
+    attachments: new AttachmentService(openAttachmentStore(config, log), log),
+    integrationQa: new IntegrationQaService(integration),
   };
 }

@@ -19,7 +19,7 @@ import { getSchema } from '../graphql/schema.js';
 import { buildOpenApi } from '../rest/openapi.js';
 import { loadExamples } from '../rest/examples.js';
 import { STATUS_OF } from '../rest/errors.js';
-import { buildRestRouter, routes } from '../rest/router.js';
+import { buildRestRouter, isUploadRoute, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
 import { corsMiddleware } from './http/cors.js';
@@ -160,7 +160,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
 
   app.use(async (ctx, next) => {
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
-    if (hasBody && !ctx.is('application/json')) throw new DomainError('BAD_REQUEST', 'the request body must be application/json');
+    // Uploads stream their multipart body to the route (rest/multipart.ts), past the JSON parser.
+    if (hasBody && !ctx.is('application/json') && !(isUploadRoute(ctx.method, ctx.path) && ctx.is('multipart/form-data'))) throw new DomainError('BAD_REQUEST', 'the request body must be application/json');
     await next();
   });
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' }));

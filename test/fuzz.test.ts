@@ -105,7 +105,8 @@ function reader(doc: Doc) {
       const requestBody = op.requestBody as { required: boolean; content: Record<string, { schema: Schema }> } | undefined;
       let body: Operation['body'];
       if (requestBody) {
-        const schema = resolve(requestBody.content['application/json']!.schema);
+        // An upload's form fields are fuzzed as a JSON body too (which it refuses with 400: not multipart).
+        const schema = resolve((requestBody.content['application/json'] ?? requestBody.content['multipart/form-data'])!.schema);
         if (schema.properties) body = { schema, fields: fieldsOf(schema), search: false, required: requestBody.required };
         else {
           // A search body: the record's scalar fields, ranges of its ts_* fields, and the free-text and order keys.
