@@ -360,3 +360,59 @@ describe('GraphQL: movements with their relations, batched', () => {
     expect(animal.body.data.animal.stays).toEqual([{ control_unit_id: farm.unit.unitId, ts_to: null }]);
   });
 });
+
+describe('the REST paths of egress and ingress, under /api and /api/v1', () => {
+  test('index, search, read, update while OPEN, drop a read and cancel answer the records; another organization sees none of them', async () => {
+    const farm = await holding(app, county, 'FARM');
+    const feedlot = await holding(app, county, 'FEEDLOT');
+    const { codes } = await stockAnimals(app, farm.unit.unitId, 3);
+    const gta = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 3);
+    const e = (await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, to_control_unit_id: feedlot.unit.unitId, gta_id: gta.id, str_label: 'Lote 7', tags: codes.map((c) => egressRead(c)) })).body.data;
+    const stranger = await member(app);
+
+    for (const base of ['/api', '/api/v1']) {
+      const updated = await app.call('PUT', `${base}/animals-egress/${e.id}`, { token: farm.owner.access, body: { str_license_plate: 'ABC1D23', str_description: `via ${base}` } });
+      expect(updated.status).toBe(200);
+      expect(updated.body.data).toMatchObject({ id: e.id, str_status: 'OPEN', str_license_plate: 'ABC1D23', str_description: `via ${base}`, str_label: 'Lote 7' });
+      const index = await app.call('GET', `${base}/animals-egress?from_control_unit_id=${farm.unit.unitId}`, { token: farm.owner.access });
+      expect(index.status).toBe(200);
+      expect(index.body.data.map((x: { id: string }) => x.id)).toEqual([e.id]);
+      expect(index.body.meta).toMatchObject({ int_total_results: 1 });
+      const search = await app.call('POST', `${base}/animals-egress/search`, { token: farm.owner.access, body: { str_query: 'lote 7', str_status: 'OPEN' } });
+      expect(search.body.data.map((x: { id: string }) => x.id)).toEqual([e.id]);
+      expect((await app.call('GET', `${base}/animals-egress?from_control_unit_id=${farm.unit.unitId}`, { token: stranger.access })).body.meta.int_total_results).toBe(0);
+      expect((await app.call('PUT', `${base}/animals-egress/${e.id}`, { token: stranger.access, body: { str_label: 'x' } })).status).toBe(404);
+    }
+    await app.call('POST', `/api/animals-egress/${e.id}/finish`, { token: farm.owner.access });
+    expect((await app.call('PUT', `/api/animals-egress/${e.id}`, { token: farm.owner.access, body: { str_label: 'late' } })).body.error).toBe('INVALID_STATE');
+
+    const i = (await mustPost(app, '/api/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gta.id, str_license_plate: 'ABC1D23' }], tags: codes.map((c) => ingressRead(c)) })).body.data;
+    for (const base of ['/api', '/api/v1']) {
+      const read = await app.call('GET', `${base}/animals-ingress/${i.id}`, { token: feedlot.owner.access });
+      expect(read.status).toBe(200);
+      expect(read.body.data).toMatchObject({ id: i.id, str_status: 'OPEN' });
+      expect(read.body.data.tags).toHaveLength(3);
+      const index = await app.call('GET', `${base}/animals-ingress?to_control_unit_id=${feedlot.unit.unitId}`, { token: feedlot.owner.access });
+      expect(index.body.data.map((x: { id: string }) => x.id)).toEqual([i.id]);
+      const search = await app.call('POST', `${base}/animals-ingress/search`, { token: feedlot.owner.access, body: { gta_id: gta.id } });
+      expect(search.body.data.map((x: { id: string }) => x.id)).toEqual([i.id]);
+      expect((await app.call('GET', `${base}/animals-ingress/${i.id}`, { token: stranger.access })).status).toBe(404);
+    }
+    const [first, second] = read(await app.call('GET', `/api/animals-ingress/${i.id}`, { token: feedlot.owner.access }));
+    const dropped = await app.call('DELETE', `/api/animals-ingress/${i.id}/tags/${first}`, { token: feedlot.owner.access });
+    expect(dropped.status).toBe(200);
+    expect(dropped.body.data.tags.map((t: { id: string }) => t.id)).not.toContain(first);
+    expect(dropped.body.data.tags).toHaveLength(2);
+    expect((await app.call('DELETE', `/api/v1/animals-ingress/${i.id}/tags/${second}`, { token: feedlot.owner.access })).body.data.tags).toHaveLength(1);
+    for (const base of ['/api', '/api/v1']) {
+      const other = (await mustPost(app, `${base}/animals-ingress`, feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gta.id }] })).body.data;
+      const cancelled = await app.call('POST', `${base}/animals-ingress/${other.id}/cancel`, { token: feedlot.owner.access });
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.data).toMatchObject({ id: other.id, str_status: 'CANCELLED' });
+    }
+    expect(await gtaStatus(gta.id)).toBe('IN_USE');
+  });
+});
+
+/** The ids of an ingress's reads, in the order the record lists them. */
+const read = (res: { body: { data: { tags: { id: string }[] } } }): string[] => res.body.data.tags.map((t) => t.id);
