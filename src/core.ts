@@ -15,6 +15,7 @@ import { GtaService } from './movements/gta.service.js';
 import { IntegrationService } from './movements/integration.service.js';
 import { InviteService } from './access/invite.service.js';
 import { InviteRequestService } from './access/invite-request.service.js';
+import { SharingService } from './access/sharing.service.js';
 import { TagService } from './tags/tag.service.js';
 import { TagsIngressService } from './tags/tags-ingress.service.js';
 import { TagsEgressService } from './tags/tags-egress.service.js';
@@ -34,6 +35,7 @@ import { PrivacyTermsService } from './identity/privacy-terms.service.js';
 import { UserVerificationService } from './identity/user-verification.service.js';
 import { SendThrottle } from './identity/throttle.js';
 import { LogSmsSender } from './shared/sms.js';
+import { systemClock, type Clock } from './shared/clock.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -65,14 +67,15 @@ export interface Core {
   userFeatures: UserFeatureService;
   privacyTerms: PrivacyTermsService;
   userVerification: UserVerificationService;
+  sharings: SharingService;
 }
 
-/** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
-export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
+/** `clock`: the instant each request is judged at (tests pass one they move). `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
+export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: Clock = systemClock): Core {
   const tokens = new Tokens({ secret: config.JWT_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS }, pool);
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
-  const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL, config.TERMS_REQUIRED);
+  const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL, config.TERMS_REQUIRED, clock);
   const gtas = new GtaService();
   return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration: new IntegrationService(gtas), invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
     tags: new TagService(),
@@ -92,5 +95,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     userFeatures: new UserFeatureService(config.USER_FEATURES_DEFAULT),
     privacyTerms: new PrivacyTermsService(),
     userVerification: new UserVerificationService(mailer, new LogSmsSender(log), config.VERIFICATION_PEPPER, new SendThrottle(config.VERIFICATION_SEND_INTERVAL_SECONDS, pool), log),
+    sharings: new SharingService(),
   };
 }

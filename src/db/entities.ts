@@ -24,5 +24,6 @@ import { AnimalsIngress } from '../movements/animals-ingress.entity.js';
 import { Occurrence } from '../movements/occurrence.entity.js';
 import { Travel } from '../transit/travel.entity.js';
 import { PrivacyTerms } from '../identity/privacy-terms.entity.js';
+import { Sharing } from '../access/sharing.entity.js';
 
-export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms];
+export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Sharing];

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createService, type Service } from '../../src/server.js';
+import type { Clock } from '../../src/shared/clock.js';
 
 export interface Reply<T = any> {
   status: number;
@@ -40,8 +41,8 @@ export async function mustPost(app: TestApp, path: string, token: string, body: 
   return res;
 }
 
-/** The real service on a free port, on the suite's database (see global-setup.ts), over real HTTP. */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** The real service on a free port (on `clock` when given: see test/helpers/clock.ts), on the suite's database (see global-setup.ts), over real HTTP. */
+export async function startApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -54,7 +55,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     ...env,
   });
-  const service = await createService(config);
+  const service = await createService(config, undefined, clock);
   const server = await service.listen(0);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const call = async <T>(method: string, path: string, o: CallOptions = {}): Promise<Reply<T>> => {
