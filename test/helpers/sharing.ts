@@ -6,8 +6,16 @@ export interface Access {
   str_scope: string;
 }
 
+/** What the tests read of a Sharing record. */
+export interface SharingRecord {
+  id: string;
+  str_status: string;
+  accesses: Record<string, unknown>[];
+  [field: string]: unknown;
+}
+
 /** A sharing made over HTTP by an owner or manager of the organization; its record. */
-export async function share(app: TestApp, token: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+export async function share(app: TestApp, token: string, body: Record<string, unknown>): Promise<SharingRecord> {
   const res = await app.call('POST', '/api/sharings', { token, body: { str_name: 'Compradores', ...body } });
   expectStatus(res, 201);
   return res.body.data;
