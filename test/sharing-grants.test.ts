@@ -7,19 +7,20 @@ import { animalBody } from './helpers/identify.js';
 import { holding, type Holding } from './helpers/movements.js';
 import { makeCounty, unitCode } from './helpers/places.js';
 import { share } from './helpers/sharing.js';
+import { transporterWithTruck } from './helpers/travels.js';
 import { makeUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
 
 /**
  * What an active sharing lets its grantees read, through every read the service has: an owner's
  * farm (establishment E1 with units U1 and U1b, establishment E2 with U2) holding animals, tags, a
- * GTA, an egress, an ingress and an occurrence at U1; grantees of fresh organizations.
+ * GTA, an egress, an ingress, a travel and an occurrence at U1; grantees of fresh organizations.
  */
 const clock = new TestClock();
 let app: TestApp;
 let farm: Holding;
 let u1b: TestUnit;
 let u2: TestUnit;
-const ids: Record<'a1' | 'b1' | 'c1' | 'tag' | 'box' | 'gta' | 'egress' | 'ingress' | 'occurrence' | 'freeCode', string> = {} as never;
+const ids: Record<'a1' | 'b1' | 'c1' | 'tag' | 'box' | 'gta' | 'egress' | 'ingress' | 'occurrence' | 'travel' | 'freeCode', string> = {} as never;
 
 beforeAll(async () => {
   app = await startApp({}, clock);
@@ -44,6 +45,9 @@ beforeAll(async () => {
   await em.execute(`insert into animals_egress (id, from_control_unit_id, to_control_unit_id, gta_id, str_status, bl_move_with_tag_reading, int_tag_count) values (?, ?, ?, ?, 'OPEN', true, 0)`, [ids.egress, farm.unit.unitId, feedlot.unit.unitId, ids.gta]);
   await em.execute(`insert into animals_ingress (id, to_control_unit_id, str_status, bl_move_with_tag_reading) values (?, ?, 'OPEN', true)`, [ids.ingress, farm.unit.unitId]);
   await em.execute(`insert into occurrence (id, str_type, control_unit_id, animal_id) values (?, 'OTHER', ?, ?)`, [ids.occurrence, farm.unit.unitId, ids.a1]);
+  const { driver, vehicle } = await transporterWithTruck(app);
+  ids.travel = randomUUID();
+  await em.execute(`insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id) values (?, ?, ?, ?, ?)`, [ids.travel, vehicle.id, driver.user.id, farm.unit.unitId, feedlot.unit.unitId]);
 });
 afterAll(() => app.close());
 afterEach(() => clock.release());
@@ -80,6 +84,7 @@ read('GET /api/animals-egress/{id}', 'MOVEMENTS', (t) => ok(`/api/animals-egress
 read('GET /api/v1/animals-egress', 'MOVEMENTS', lists('GET', '/api/v1/animals-egress', () => ids.egress));
 read('GET /api/animals-ingress/{id}', 'MOVEMENTS', (t) => ok(`/api/animals-ingress/${ids.ingress}`)(t));
 read('POST /api/animals-ingress/search', 'MOVEMENTS', lists('POST', '/api/animals-ingress/search', () => ids.ingress));
+read('GET /api/travels/{id}', 'MOVEMENTS', (t) => ok(`/api/travels/${ids.travel}`)(t));
 read('GET /api/gtas/{id}', 'MOVEMENTS', (t) => ok(`/api/gtas/${ids.gta}`)(t));
 read('POST /api/trace (establishment)', 'MOVEMENTS', traced(() => ({ establishment_id: farm.unit.establishmentId })));
 read('POST /api/trace (animal)', 'MOVEMENTS', traced(() => ({ animal_id: ids.a1 })));
