@@ -184,7 +184,7 @@ describe('sharing operations over GraphQL', () => {
     expect(s).toMatchObject({ organization_id: owner.org.id, str_status: 'ACTIVE', users: [{ id: grantee.user.id }], accesses: [{ establishment_id: unit.establishmentId, control_unit_id: null, str_scope: 'TAGS' }] });
     const read = await app.graphql(`query($id: UUID!) { sharing(id: $id) { ${SHARING_FIELDS} } }`, { id: s.id }, owner.access);
     expect(read.body.data.sharing).toEqual(s);
-    const list = await app.graphql(`{ sharings(filter: { str_status: "ACTIVE" }) { data { id users { id } accesses { str_scope } } meta { int_total_results } } }`, {}, owner.access);
+    const list = await app.graphql(`{ sharings(where: { str_status: "ACTIVE" }, orderBy: { field: str_name }) { data { id users { id } accesses { str_scope } } meta { int_total_results } } }`, {}, owner.access);
     expect(list.body.data.sharings).toEqual({ data: [{ id: s.id, users: [{ id: grantee.user.id }], accesses: [{ str_scope: 'TAGS' }] }], meta: { int_total_results: 1 } });
     const updated = await app.graphql(`mutation($id: UUID!) { updateSharing(id: $id, input: { bl_deactivated_manually: true }) { str_status bl_deactivated_manually } }`, { id: s.id }, owner.access);
     expect(updated.body.data.updateSharing).toEqual({ str_status: 'DEACTIVATED', bl_deactivated_manually: true });

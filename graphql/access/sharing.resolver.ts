@@ -1,9 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, Info, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type Context } from '../context.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { PageInput } from '../shared/pagination.type.js';
-import { JSONObject, UUID } from '../shared/scalars.js';
+import { UUID } from '../shared/scalars.js';
+import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
+import { SHARING_FILTERS } from '../../src/access/sharing.service.js';
 import type { Sharing as SharingRow } from '../../src/access/sharing.entity.js';
 import type { Paged } from '../../src/shared/pagination.js';
 import { SHARING_NEEDS, Sharing, SharingCreateInput, SharingPage, SharingUpdateInput } from './sharing.type.js';
@@ -17,12 +19,12 @@ export class SharingResolver {
 
   @Query(() => SharingPage, { description: "The active organization's sharings" })
   async sharings(
-    @Arg('filter', () => JSONObject, { nullable: true }) filter: Record<string, unknown> | null,
+    @Args(searchArgsOf('Sharing', SHARING_FILTERS)) search: SearchArgs,
     @Arg('page', () => PageInput, { nullable: true }) page: PageInput | null,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<SharingRow>> {
-    return ctx.loaders.takePage(await ctx.core.sharings.page(ctx.db, requireActor(ctx), filter, page, pageLookahead(info, SHARING_NEEDS)));
+    return ctx.loaders.takePage(await ctx.core.sharings.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, SHARING_NEEDS)));
   }
 
   @Mutation(() => Sharing, { description: 'Owners and managers share establishments or units of the active organization' })

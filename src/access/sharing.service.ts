@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../db/bound.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
@@ -29,8 +30,11 @@ export const SHARING_SEARCH: SearchSpec = {
   },
 };
 
-/** SQL: the uuids of a JSON array parameter (MikroORM inlines an array parameter as a list, so lists travel as JSON). */
-const IDS = 'select value::uuid from jsonb_array_elements_text(?::jsonb)';
+/**
+ * The filters the doors declare (GraphQL's typed `where`): the search's, and `str_status`, which is
+ * no column: page() takes it out and judges it at the request's instant, so its `sql` is never built.
+ */
+export const SHARING_FILTERS: SearchSpec = { ...SHARING_SEARCH, computed: { ...SHARING_SEARCH.computed, str_status: { kind: 'text', sql: 'true' } } };
 
 /** An access with its establishment known (a unit's is its own). */
 type ResolvedAccess = Omit<CheckedAccess, 'establishment_id'> & { establishment_id: string };
@@ -127,11 +131,12 @@ async function resolveAccesses(tx: EntityManager, organizationId: string, access
   if (!accesses.length) return [];
   const units = accesses.flatMap((a) => (a.control_unit_id ? [a.control_unit_id] : []));
   const establishments = accesses.flatMap((a) => (a.establishment_id ? [a.establishment_id] : []));
-  const rows = await tx.execute<{ id: string; establishment_id: string; kind: 'unit' | 'establishment' }[]>(
-    `select cu.id, cu.establishment_id, 'unit' as kind from control_unit cu join establishment e on e.id = cu.establishment_id where cu.id in (${IDS}) and e.organization_id = ?
+  const rows = await executeBound<{ id: string; establishment_id: string; kind: 'unit' | 'establishment' }>(
+    tx,
+    `select cu.id, cu.establishment_id, 'unit' as kind from control_unit cu join establishment e on e.id = cu.establishment_id where cu.id = any(?::uuid[]) and e.organization_id = ?
      union all
-     select e.id, e.id, 'establishment' from establishment e where e.id in (${IDS}) and e.organization_id = ?`,
-    [JSON.stringify(units), organizationId, JSON.stringify(establishments), organizationId],
+     select e.id, e.id, 'establishment' from establishment e where e.id = any(?::uuid[]) and e.organization_id = ?`,
+    [units, organizationId, establishments, organizationId],
   );
   const unitEstablishment = new Map(rows.filter((r) => r.kind === 'unit').map((r) => [r.id, r.establishment_id]));
   const owned = new Set(rows.filter((r) => r.kind === 'establishment').map((r) => r.id));
@@ -161,9 +166,10 @@ async function checkGrantees(tx: EntityManager, changes: SharingChanges): Promis
   const users = changes.lst_user_ids ?? [];
   const orgs = changes.lst_org_ids ?? [];
   if (!users.length && !orgs.length) return;
-  const rows = await tx.execute<{ id: string; kind: string }[]>(
-    `select u.id, 'user' as kind from "user" u where u.id in (${IDS}) union all select o.id, 'org' from organization o where o.id in (${IDS})`,
-    [JSON.stringify(users), JSON.stringify(orgs)],
+  const rows = await executeBound<{ id: string; kind: string }>(
+    tx,
+    `select u.id, 'user' as kind from "user" u where u.id = any(?::uuid[]) union all select o.id, 'org' from organization o where o.id = any(?::uuid[])`,
+    [users, orgs],
   );
   const found = new Set(rows.map((r) => `${r.kind}:${r.id}`));
   const check = new Checker();
@@ -176,19 +182,20 @@ async function checkGrantees(tx: EntityManager, changes: SharingChanges): Promis
 async function writeLists(tx: EntityManager, sharingId: string, changes: SharingChanges, accesses: ResolvedAccess[] | null): Promise<void> {
   if (changes.lst_user_ids) {
     await tx.execute('delete from sharing_grantee where sharing_id = ? and user_id is not null', [sharingId]);
-    if (changes.lst_user_ids.length) await tx.execute(`insert into sharing_grantee (sharing_id, user_id) select ?, id from (${IDS}) x(id)`, [sharingId, JSON.stringify(changes.lst_user_ids)]);
+    if (changes.lst_user_ids.length) await executeBound(tx, 'insert into sharing_grantee (sharing_id, user_id) select ?, unnest(?::uuid[])', [sharingId, changes.lst_user_ids]);
   }
   if (changes.lst_org_ids) {
     await tx.execute('delete from sharing_grantee where sharing_id = ? and organization_id is not null', [sharingId]);
-    if (changes.lst_org_ids.length) await tx.execute(`insert into sharing_grantee (sharing_id, organization_id) select ?, id from (${IDS}) x(id)`, [sharingId, JSON.stringify(changes.lst_org_ids)]);
+    if (changes.lst_org_ids.length) await executeBound(tx, 'insert into sharing_grantee (sharing_id, organization_id) select ?, unnest(?::uuid[])', [sharingId, changes.lst_org_ids]);
   }
   if (accesses) {
     await tx.execute('delete from sharing_access where sharing_id = ?', [sharingId]);
     if (accesses.length) {
-      await tx.execute(
+      await executeBound(
+        tx,
         `insert into sharing_access (sharing_id, establishment_id, control_unit_id, str_scope, int_position)
-         select ?, (x.a->>'establishment_id')::uuid, (x.a->>'control_unit_id')::uuid, x.a->>'str_scope', x.n from jsonb_array_elements(?::jsonb) with ordinality as x(a, n)`,
-        [sharingId, JSON.stringify(accesses.map((a) => ({ establishment_id: a.establishment_id, control_unit_id: a.control_unit_id, str_scope: a.str_scope })))],
+         select ?, x.establishment_id, x.control_unit_id, x.str_scope, x.n from unnest(?::uuid[], ?::uuid[], ?::text[]) with ordinality as x(establishment_id, control_unit_id, str_scope, n)`,
+        [sharingId, accesses.map((a) => a.establishment_id), accesses.map((a) => a.control_unit_id), accesses.map((a) => a.str_scope)],
       );
     }
   }
