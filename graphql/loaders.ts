@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { groupedBy, read, readByIds, type Include, type LoaderName, type Related, type Source } from '../src/db/reader.js';
 import type { Db } from '../src/db/sql.js';
 import { gtasOfInvites } from '../src/access/invite.reader.js';
+import { accessesOfSharings, organizationsOfSharings, usersOfSharings, type SharingAccessRow, type SharingGranteeRow } from '../src/access/sharing.reader.js';
 import type { Actor } from '../src/identity/actor.js';
 import { organizationsOfUsers, userSource, type UserOrganizationRow, type UserRow } from '../src/identity/user.reader.js';
 import type { Gta } from '../src/movements/gta.entity.js';
@@ -99,6 +100,10 @@ export function createLoaders(db: Db, actor: Actor | null) {
     vehicleById: byId<Vehicle>(vehicleSource),
     /** An egress a travel carries, read past the movement policy: whoever sees a trip sees what it carries. */
     animalsEgressById: byId<AnimalsEgress>(animalsEgressSource),
+    /** Keyed by sharing (one the caller sees): its granted users, organizations and accesses. */
+    usersOfSharing: new KnownLoader<SharingGranteeRow[]>(async (ids) => groupedBy(ids, await usersOfSharings(db, ids), (r) => r.sharing_id).map((list) => list.map(({ id, str_name }) => ({ id, str_name })))),
+    organizationsOfSharing: new KnownLoader<SharingGranteeRow[]>(async (ids) => groupedBy(ids, await organizationsOfSharings(db, ids), (r) => r.sharing_id).map((list) => list.map(({ id, str_name }) => ({ id, str_name })))),
+    accessesOfSharing: new KnownLoader<SharingAccessRow[]>(async (ids) => groupedBy(ids, await accessesOfSharings(db, ids), (r) => r.sharing_id).map((list) => list.map(({ establishment_id, str_establishment_name, control_unit_id, str_control_unit_code, str_scope }) => ({ establishment_id, str_establishment_name, control_unit_id, str_control_unit_code, str_scope })))),
   };
   const primable: Record<LoaderName, KnownLoader<unknown>> = primed;
 

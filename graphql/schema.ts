@@ -30,6 +30,8 @@ import { TravelResolver } from './transit/travel.resolver.js';
 import { TravelEmbarkFieldsResolver, TravelFieldsResolver, TravelStopFieldsResolver } from './transit/travel.type.js';
 import { InviteResolver } from './access/invite.resolver.js';
 import { InviteFieldsResolver } from './access/invite.type.js';
+import { SharingResolver } from './access/sharing.resolver.js';
+import { SharingFieldsResolver } from './access/sharing.type.js';
 import { InviteRequestResolver } from './access/invite-request.resolver.js';
 import { InviteRequestFieldsResolver } from './access/invite-request.type.js';
 import { TagFieldsResolver, TagsReservationFieldsResolver } from './tags/tag.type.js';
@@ -81,6 +83,8 @@ export function getSchema(): Promise<GraphQLSchema> {
       InviteFieldsResolver,
       InviteRequestResolver,
       InviteRequestFieldsResolver,
+      SharingResolver,
+      SharingFieldsResolver,
       TagFieldsResolver,
       TagsReservationFieldsResolver,
       AnimalFieldsResolver,

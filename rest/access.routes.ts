@@ -33,3 +33,17 @@ export const inviteRequestRoutes: Route[] = [
   action('deny', 'Deny (owners and managers of the unit organization)'),
   action('cancel', 'Cancel (the requester)'),
 ];
+
+/** Sharings (CONTRACT.md's `sharings` group): the standard endpoints; PUT and PATCH alike change the fields given. */
+export const sharingRoutes: Route[] = resourceRoutes({
+  path: '/api/sharings',
+  tag: 'Sharing',
+  fields: { list: 'sharings', read: 'sharing', create: 'createSharing', update: 'updateSharing', remove: 'deleteSharing' },
+  noun: ['sharing', 'sharings'],
+  summaries: {
+    index: "The active organization's sharings (str_status filters by the derived status)",
+    create: 'Share establishments or control units of the active organization with users and organizations (owners and managers)',
+    update: 'Change a sharing: the fields given; a list given replaces the stored one',
+    remove: 'Remove a sharing, and every access it gave',
+  },
+});

@@ -14,7 +14,7 @@ import { organizationRoutes, userRoutes } from './identity.routes.js';
 import { controlUnitRoutes, countyRoutes, establishmentRoutes } from './places.routes.js';
 import { vehicleRoutes } from './transit.routes.js';
 import { gtaRoutes } from './movements.routes.js';
-import { inviteRequestRoutes, inviteRoutes } from './access.routes.js';
+import { inviteRequestRoutes, inviteRoutes, sharingRoutes } from './access.routes.js';
 import { tagsTransferRoutes } from './tags.routes.js';
 import { animalRoutes } from './animals.routes.js';
 import { tagsIdentificationRoutes, tagsReservationRoutes } from './tags-identify.routes.js';
@@ -35,7 +35,7 @@ import type { Route } from './route.js';
 import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 
 /** Every REST endpoint the service answers, in one list (the OpenAPI document is derived from it). */
-export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes,
+export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes, ...sharingRoutes,
   ...tagsTransferRoutes,
   ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes,
   ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes, ...attachmentRoutes, ...integrationQaRoutes];

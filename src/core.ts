@@ -15,6 +15,7 @@ import { GtaService } from './movements/gta.service.js';
 import { IntegrationService } from './movements/integration.service.js';
 import { InviteService } from './access/invite.service.js';
 import { InviteRequestService } from './access/invite-request.service.js';
+import { SharingService } from './access/sharing.service.js';
 import { TagService } from './tags/tag.service.js';
 import { TagsIngressService } from './tags/tags-ingress.service.js';
 import { TagsEgressService } from './tags/tags-egress.service.js';
@@ -37,6 +38,7 @@ import { LogSmsSender } from './shared/sms.js';
 import { AttachmentService } from './attachments/attachment.service.js';
 import { openAttachmentStore } from './attachments/attachment.store.js';
 import { IntegrationQaService } from './movements/integration-qa.service.js';
+import { systemClock, type Clock } from './shared/clock.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -70,14 +72,15 @@ export interface Core {
   userVerification: UserVerificationService;
   attachments: AttachmentService;
   integrationQa: IntegrationQaService;
+  sharings: SharingService;
 }
 
-/** `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
-export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
+/** `clock`: the instant each request is judged at (tests pass one they move). `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
+export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: Clock = systemClock): Core {
   const tokens = new Tokens({ secret: config.JWT_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const throttle = new LoginThrottle({ perLogin: config.LOGIN_LIMIT_PER_LOGIN, perAddress: config.LOGIN_LIMIT_PER_ADDRESS, windowSeconds: config.LOGIN_LIMIT_WINDOW_SECONDS }, pool);
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM, log);
-  const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL, config.TERMS_REQUIRED);
+  const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL, config.TERMS_REQUIRED, clock);
   const gtas = new GtaService();
   const integration = new IntegrationService(gtas);
   return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration, invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
@@ -100,5 +103,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool): Core {
     userVerification: new UserVerificationService(mailer, new LogSmsSender(log), config.VERIFICATION_PEPPER, new SendThrottle(config.VERIFICATION_SEND_INTERVAL_SECONDS, pool), log),
     attachments: new AttachmentService(openAttachmentStore(config, log), log),
     integrationQa: new IntegrationQaService(integration),
+    sharings: new SharingService(),
   };
 }

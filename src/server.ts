@@ -29,6 +29,7 @@ import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import type { Actor } from './identity/actor.js';
+import { systemClock, type Clock } from './shared/clock.js';
 import { DomainError } from './shared/errors.js';
 import { checkInput } from './shared/input.js';
 import { callerOf, checkKey, idempotent } from './shared/idempotency.js';
@@ -51,12 +52,13 @@ export interface Service {
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 const BODY_LIMIT = '1mb';
 
-export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Service> {
+/** `clock`: the core's time (src/shared/clock.ts); tests pass one they hold. */
+export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL), clock: Clock = systemClock): Promise<Service> {
   const orm = await openOrm(config);
   await migrate(orm);
   const db = await openDb(orm, config);
   const pool = await sharedPool(orm, config);
-  const core = createCore(config, log, pool);
+  const core = createCore(config, log, pool, clock);
   const metrics = createMetrics(config, db, pool);
   await ensureAdministrator(orm.em.fork(), core, config, log);
   const schema = await getSchema();

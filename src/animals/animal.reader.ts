@@ -2,7 +2,7 @@ import { groupedBy, read, type Include, type Related, type Source } from '../db/
 import type { Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import type { Scope } from '../shared/scoped-query.js';
-import { tagsPolicy } from '../tags/tags.policy.js';
+import { controlUnitPolicy } from '../places/establishment.policy.js';
 import type { Animal } from './animal.entity.js';
 import { controlUnitSource } from '../places/control-unit.reader.js';
 import { tagSource } from '../tags/tag.reader.js';
@@ -17,7 +17,7 @@ export const animalSource: Source = {
 };
 
 /** The animals that the caller sees now, where their last unit is seen. SQL on alias "a". */
-export const animalScope = (actor: Actor): Scope => tagsPolicy.unitScope(actor, 'a.last_control_unit_id');
+export const animalScope = (actor: Actor): Scope => controlUnitPolicy.unitIn(actor, 'a.last_control_unit_id', 'ANIMALS');
 
 /** The animals of each identification that the caller sees now, oldest first, with the relations the query selects: one statement for any number of identifications. */
 export async function animalsOfIdentifications(db: Db, actor: Actor, ids: readonly string[], include: Include): Promise<{ groups: Animal[][]; related: Related[] }> {

@@ -25,5 +25,6 @@ import { Occurrence } from '../movements/occurrence.entity.js';
 import { Travel } from '../transit/travel.entity.js';
 import { PrivacyTerms } from '../identity/privacy-terms.entity.js';
 import { Attachment } from '../attachments/attachment.entity.js';
+import { Sharing } from '../access/sharing.entity.js';
 
-export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Attachment];
+export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Sharing, Attachment];

@@ -52,7 +52,10 @@ export type LoaderName =
   | 'gtaOfInvite'
   | 'gtaById'
   | 'vehicleById'
-  | 'animalsEgressById';
+  | 'animalsEgressById'
+  | 'usersOfSharing'
+  | 'organizationsOfSharing'
+  | 'accessesOfSharing';
 
 /** Which relations to join, nested: `{ current_tag: { last_control_unit: {} } }`. */
 export interface Include {

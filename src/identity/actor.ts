@@ -13,6 +13,8 @@ export interface Actor {
   sessionId: string;
   jti: string;
   tokenExpiresAt: number;
+  /** The request's instant on the core's clock (src/shared/clock.ts): what is active (a sharing) is judged at it. */
+  now: Date;
   /** TERMS_REQUIRED and the user has not accepted the current terms: every call but a few answers 428. */
   termsPending?: boolean;
 }

@@ -6,6 +6,7 @@ import { newId } from '../shared/ids.js';
 import { appendEvent } from '../shared/events.js';
 import type { Mailer } from '../shared/mailer.js';
 import { Checker, checkPassword, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 import type { Actor } from './actor.js';
 import type { Role } from './membership.entity.js';
 import { Membership } from './membership.entity.js';
@@ -41,6 +42,7 @@ export class AuthService {
     private readonly publicUrl: string,
     /** TERMS_REQUIRED: authenticate also says whether the user still has to accept the current terms. */
     private readonly termsRequired = false,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Resolves the bearer token to an actor in one statement; a revoked session or a deleted user is a 401. */
@@ -68,6 +70,7 @@ export class AuthService {
       sessionId: claims.sid,
       jti: claims.jti,
       tokenExpiresAt: claims.exp,
+      now: this.clock.now(),
       ...(row.bl_terms_pending ? { termsPending: true } : {}),
     };
   }

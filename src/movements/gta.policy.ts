@@ -2,6 +2,7 @@ import type { Actor } from '../identity/actor.js';
 import type { Role } from '../identity/membership.entity.js';
 import { DomainError } from '../shared/errors.js';
 import type { Scope } from '../shared/scoped-query.js';
+import { sharingGrant } from '../access/sharing.policy.js';
 
 /** Users who see every GTA of their county's federative unit, read-only (DOMAIN.md). */
 export const UF_READERS = ['AUTHORITY', 'INTEGRATION'];
@@ -9,7 +10,8 @@ const ISSUING_ROLES: readonly Role[] = ['OWNER', 'MANAGER', 'OPERATOR'];
 
 /**
  * GTAs are seen by the origin's and the destination's organizations, by authorities and
- * integrations of the GTA's federative unit, and by administrators. Issued by owners, managers
+ * integrations of the GTA's federative unit, by grantees of an active MOVEMENTS (or ALL) sharing
+ * of either unit, and by administrators. Issued by owners, managers
  * and operators of the origin's organization or by an authority of its UF; cancelled by the
  * issuer, an authority of the UF or an administrator.
  */
@@ -27,7 +29,11 @@ export const gtaPolicy = {
       parts.push('exists (select 1 from county ac where ac.id = ? and ac.str_federative_unit = g.str_federative_unit)');
       params.push(actor.countyId);
     }
-    return parts.length ? { sql: `(${parts.join(' or ')})`, params } : { sql: 'false', params: [] };
+    // A sharing of MOVEMENTS at either unit shows the permits they move under.
+    const shared = sharingGrant.unitIds(actor, 'MOVEMENTS');
+    parts.push(`(g.from_control_unit_id in (${shared.sql}) or g.to_control_unit_id in (${shared.sql}))`);
+    params.push(...shared.params, ...shared.params);
+    return { sql: `(${parts.join(' or ')})`, params };
   },
 
   /** SQL condition on alias "g": the organization `organization` (an SQL expression, used twice) is the origin's or the destination's. */

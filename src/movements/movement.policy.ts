@@ -27,12 +27,12 @@ export interface MovementWork extends WorkUnit {
 export const movementPolicy = {
   /** SQL condition on alias "ae". */
   egressScope(actor: Actor): Scope {
-    return tagsPolicy.eitherUnitScope(actor, 'ae.from_control_unit_id', 'ae.to_control_unit_id');
+    return controlUnitPolicy.eitherUnitIn(actor, 'ae.from_control_unit_id', 'ae.to_control_unit_id', 'MOVEMENTS');
   },
 
   /** SQL condition on alias "ai". */
   ingressScope(actor: Actor): Scope {
-    return controlUnitPolicy.unitIn(actor, 'ai.to_control_unit_id');
+    return controlUnitPolicy.unitIn(actor, 'ai.to_control_unit_id', 'MOVEMENTS');
   },
 
   /** The unit in `field` where the caller records this direction's movements; 422 when unseen, 403 when it may not work there. */

@@ -48,7 +48,7 @@ export class TraceService {
     }
     const { seed, from, to, direction, maxHops } = await this.question(db, actor, input);
     const page = toPage(pageInput, MAX_TRACE_PAGE);
-    const visibleUnit = (column: string): Scope => controlUnitPolicy.unitIn(actor, column);
+    const visibleUnit = (column: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS');
     const found = await tracePage(db, { seed, from, to, direction, maxHops, visibleUnit }, page.size, page.offset);
     const stays = groupedBy(found.rows.map((r) => r.animal_id), await tracedStays(db, found.rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
     const animals = found.rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.via_animal_id ? 'CONTACT' : 'SEED', stays: stays[i]! }));
@@ -86,6 +86,6 @@ function visibility(actor: Actor, field: 'establishment_id' | 'control_unit_id' 
     const scope = controlUnitPolicy.scope(actor);
     return { sql: `select count(*)::int as n from control_unit cu where cu.id = ? and ${scope.sql}`, params: [id, ...scope.params] };
   }
-  const scope = controlUnitPolicy.unitIn(actor, 'vs.control_unit_id');
+  const scope = controlUnitPolicy.unitIn(actor, 'vs.control_unit_id', 'MOVEMENTS');
   return { sql: `select count(*)::int as n from (select 1 from animal_stay vs where vs.animal_id = ? and ${scope.sql} limit 1) x`, params: [id, ...scope.params] };
 }

@@ -3,6 +3,8 @@ import { MANAGING_ROLES } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import type { Scope } from '../shared/scoped-query.js';
 import { ACTIVE_INVITE_SQL } from '../access/invite.rules.js';
+import { sharingGrant } from '../access/sharing.policy.js';
+import type { SharedData } from '../access/sharing.rules.js';
 
 /** Users who see every establishment of their county's federative unit, read-only (DOMAIN.md). */
 const UF_READERS = ['AUTHORITY', 'INTEGRATION'];
@@ -25,8 +27,14 @@ function ownEstablishments(actor: Actor, e: string): Scope | null {
   return parts.length ? { sql: `(${parts.join(' or ')})`, params } : null;
 }
 
-/** The units an accepted invite lets the caller read (DOMAIN.md, "Access between organizations"). */
-const invitedUnitIds = (actor: Actor): Scope => ({ sql: `select iv.control_unit_id from invite iv where ${ACTIVE_INVITE_SQL}`, params: [actor.userId] });
+/**
+ * The units whose `data` the caller reads through another organization (DOMAIN.md, "Access between
+ * organizations"): an accepted invite to the unit (any data), or an active sharing of that data.
+ */
+function grantedUnitIds(actor: Actor, data: SharedData): Scope {
+  const shared = sharingGrant.unitIds(actor, data);
+  return { sql: `select iv.control_unit_id from invite iv where ${ACTIVE_INVITE_SQL} union all ${shared.sql}`, params: [actor.userId, ...shared.params] };
+}
 
 const ALL: Scope = { sql: 'true', params: [] };
 
@@ -41,10 +49,12 @@ export const establishmentPolicy = {
   scope(actor: Actor): Scope {
     if (actor.isAdmin) return ALL;
     const own = ownEstablishments(actor, 'e');
-    // An accepted invite lets the invitee read its unit's establishment. `= any(array(...))` is
-    // computed once per statement, so the planner can still walk the order's index.
-    const invited = `e.id = any(array(select icu.establishment_id from invite iv join control_unit icu on icu.id = iv.control_unit_id where ${ACTIVE_INVITE_SQL}))`;
-    return own ? { sql: `(${own.sql} or ${invited})`, params: [...own.params, actor.userId] } : { sql: invited, params: [actor.userId] };
+    // An accepted invite lets the invitee read its unit's establishment, an active sharing its
+    // establishments. `= any(array(...))` is computed once per statement, so the planner can still walk the order's index.
+    const shared = sharingGrant.establishmentIds(actor);
+    const granted = `e.id = any(array(select icu.establishment_id from invite iv join control_unit icu on icu.id = iv.control_unit_id where ${ACTIVE_INVITE_SQL} union all ${shared.sql}))`;
+    const grantedParams = [actor.userId, ...shared.params];
+    return own ? { sql: `(${own.sql} or ${granted})`, params: [...own.params, ...grantedParams] } : { sql: granted, params: grantedParams };
   },
 
   /** Unrestricted search: every signed-in caller reads the public part of every establishment. */
@@ -81,17 +91,18 @@ export const establishmentPolicy = {
 /** Control units are seen and changed through their establishment. SQL condition on alias "cu". */
 export const controlUnitPolicy = {
   scope(actor: Actor): Scope {
-    return controlUnitPolicy.unitIn(actor, 'cu.id');
+    return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES');
   },
 
   /**
-   * SQL condition: the unit in `column` (e.g. `a.last_control_unit_id`) is one the caller sees: a
-   * unit of an establishment it sees, or the one unit an accepted invite names (not its siblings).
+   * SQL condition: the unit in `column` (e.g. `a.last_control_unit_id`) is one whose `data` the
+   * caller reads: a unit of its organization or federative unit, the one unit an accepted invite
+   * names (not its siblings), or a unit an active sharing opens for that data.
    */
-  unitIn(actor: Actor, column: string): Scope {
+  unitIn(actor: Actor, column: string, data: SharedData): Scope {
     if (actor.isAdmin) return ALL;
     const own = ownEstablishments(actor, 'oe');
-    const invited = invitedUnitIds(actor);
+    const invited = grantedUnitIds(actor, data);
     // Each set a hashed subquery the planner keeps as a filter: a page walks the order's index and
     // stops after a page of matches, instead of fetching every row of the caller's units to sort them.
     const invitedSql = `${column} in (${invited.sql})`;
@@ -106,5 +117,13 @@ export const controlUnitPolicy = {
       params,
       counting: { sql: `${column} = any(array(${ownUnits} union ${invited.sql}))`, params },
     };
+  },
+
+  /** Either unit's `data` read (a movement is its origin's and its destination's). */
+  eitherUnitIn(actor: Actor, a: string, b: string, data: SharedData): Scope {
+    const first = controlUnitPolicy.unitIn(actor, a, data);
+    if (first.sql === 'true') return first;
+    const second = controlUnitPolicy.unitIn(actor, b, data);
+    return { sql: `(${first.sql} or ${second.sql})`, params: [...first.params, ...second.params] };
   },
 };

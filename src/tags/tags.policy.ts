@@ -17,17 +17,14 @@ const FIELD_WORK_ROLES: readonly Role[] = ['OWNER', 'MANAGER', 'OPERATOR'];
  * integration, or as administrator) and records field work at units of its active organization.
  */
 export const tagsPolicy = {
-  /** SQL condition: the unit in `column` (e.g. `t.last_control_unit_id`) is one the caller sees. */
+  /** SQL condition: the unit in `column` (e.g. `t.last_control_unit_id`) is one whose tags the caller sees. */
   unitScope(actor: Actor, column: string): Scope {
-    return controlUnitPolicy.unitIn(actor, column);
+    return controlUnitPolicy.unitIn(actor, column, 'TAGS');
   },
 
-  /** Either unit seen (a tags egress is the sender's and the receiver's). */
+  /** Either unit's tags seen (a tags egress is the sender's and the receiver's). */
   eitherUnitScope(actor: Actor, a: string, b: string): Scope {
-    const first = tagsPolicy.unitScope(actor, a);
-    if (first.sql === 'true') return first;
-    const second = tagsPolicy.unitScope(actor, b);
-    return { sql: `(${first.sql} or ${second.sql})`, params: [...first.params, ...second.params] };
+    return controlUnitPolicy.eitherUnitIn(actor, a, b, 'TAGS');
   },
 
   canWork(actor: Actor, establishment: { organization_id: string }): void {

@@ -3,6 +3,7 @@ import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import type { Scope } from '../shared/scoped-query.js';
 import { tagsPolicy } from '../tags/tags.policy.js';
+import { controlUnitPolicy } from '../places/establishment.policy.js';
 
 /**
  * Travels (DOMAIN.md, Travel): seen by whoever sees its origin or its destination unit (their
@@ -13,7 +14,7 @@ import { tagsPolicy } from '../tags/tags.policy.js';
 export const travelPolicy = {
   /** SQL condition on alias "t". */
   scope(actor: Actor): Scope {
-    const units = tagsPolicy.eitherUnitScope(actor, 't.from_control_unit_id', 't.to_control_unit_id');
+    const units = controlUnitPolicy.eitherUnitIn(actor, 't.from_control_unit_id', 't.to_control_unit_id', 'MOVEMENTS');
     if (units.sql === 'true') return units;
     return { sql: `(${units.sql} or t.transporter_user_id = ?)`, params: [...units.params, actor.userId] };
   },

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createService, type Service } from '../../src/server.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { recordExamples, type Examples } from '../../rest/examples.js';
 
 /**
@@ -57,8 +58,8 @@ export async function mustPost(app: TestApp, path: string, token: string, body: 
   return res;
 }
 
-/** The real service on a free port, on the suite's database (see global-setup.ts), over real HTTP. */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** The real service on a free port (on `clock` when given: see test/helpers/clock.ts), on the suite's database (see global-setup.ts), over real HTTP. */
+export async function startApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -71,7 +72,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     ...env,
   });
-  const service = await createService(config);
+  const service = await createService(config, undefined, clock);
   const recorded: Examples = {};
   if (recordTo) service.app.middleware.unshift(recordExamples(recorded));
   const server = await service.listen(0);

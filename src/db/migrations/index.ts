@@ -16,6 +16,7 @@ import { Migration0015EventHeads } from './Migration0015EventHeads.js';
 import { Migration0018Travels } from './Migration0018Travels.js';
 import { Migration0019Trace } from './Migration0019Trace.js';
 import { Migration0020Singletons } from './Migration0020Singletons.js';
+import { Migration0021Sharings } from './Migration0021Sharings.js';
 import { Migration0023Attachments } from './Migration0023Attachments.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
@@ -38,5 +39,6 @@ export const migrationsList = [
   { name: 'Migration0018Travels', class: Migration0018Travels },
   { name: 'Migration0019Trace', class: Migration0019Trace },
   { name: 'Migration0020Singletons', class: Migration0020Singletons },
+  { name: 'Migration0021Sharings', class: Migration0021Sharings },
   { name: 'Migration0023Attachments', class: Migration0023Attachments },
 ];
