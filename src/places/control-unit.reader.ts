@@ -1,4 +1,4 @@
-import { groupedBy, read, type Include, type Related, type Source } from '../db/reader.js';
+import { groupedBy, read, type Include, type Pick, type Related, type Source } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import type { ControlUnit } from './control-unit.entity.js';
@@ -9,6 +9,7 @@ import { establishmentSource } from './establishment.reader.js';
 
 export const controlUnitSource: Source = {
   table: 'control_unit',
+  columnNames: ['id', 'establishment_id', 'str_code', 'str_name', 'str_type', 'str_predominant_phase', 'str_predominant_system', 'responsible_user_id', 'ts_created_at', 'ts_updated_at'],
   alias: 'cu',
   relations: {
     /** A unit is reached from records of other organizations: its establishment only when the caller sees it. */
@@ -36,9 +37,16 @@ export const controlUnitSource: Source = {
  * (unrestricted views: a unit's read-only data is public) or only those the caller sees (an
  * invitee sees its own unit, not its siblings).
  */
-export async function unitsOfEstablishments(db: Db, actor: Actor | null, establishmentIds: readonly string[], visibleOnly: boolean, include: Include): Promise<{ groups: ControlUnit[][]; related: Related[] }> {
+export async function unitsOfEstablishments(
+  db: Db,
+  actor: Actor | null,
+  establishmentIds: readonly string[],
+  visibleOnly: boolean,
+  include: Include,
+  pick?: Pick,
+): Promise<{ groups: ControlUnit[][]; related: Related[] }> {
   const scope = visibleOnly ? (actor ? controlUnitPolicy.scope(actor) : NOTHING) : null;
   const where = { sql: `cu.establishment_id = any(?)${scope ? ` and ${scope.sql}` : ''}`, params: [establishmentIds, ...(scope?.params ?? [])] };
-  const { rows, related } = await read<ControlUnit>(db, actor, controlUnitSource, { where, orderBy: (a) => `${a}.str_code, ${a}.id`, include });
+  const { rows, related } = await read<ControlUnit>(db, actor, controlUnitSource, { where, orderBy: (a) => `${a}.str_code, ${a}.id`, include, pick });
   return { groups: groupedBy(establishmentIds, rows, (u) => u.establishment_id), related };
 }
