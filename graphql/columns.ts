@@ -68,14 +68,14 @@ const TYPES: Record<string, TypeReads> = {
 /** Root fields whose resolvers pass the narrowing on (and read nothing else). */
 const ROOT_FIELDS = new Set(['animals', 'animal', 'establishments']);
 
-/** What an operation reads of each source, or null when it must read whole rows. */
-function readsOf(info: GraphQLResolveInfo): Map<Source, Set<string>> | null {
+/** What an operation reads of each table (sources of one table show the same columns), or null when it must read whole rows. */
+function readsOf(info: GraphQLResolveInfo): Map<string, Set<string>> | null {
   const operation = info.operation;
   if (operation.operation !== 'query') return null;
-  const reads = new Map<Source, Set<string>>();
+  const reads = new Map<string, Set<string>>();
   const add = (source: Source, columns: Iterable<string>) => {
-    let set = reads.get(source);
-    if (!set) reads.set(source, (set = new Set()));
+    let set = reads.get(source.table);
+    if (!set) reads.set(source.table, (set = new Set()));
     for (const c of columns) set.add(c);
   };
   const walk = (type: GraphQLObjectType, set: SelectionSetNode, root: boolean): boolean => {
@@ -123,7 +123,7 @@ export function pickOf(info: GraphQLResolveInfo): Pick | undefined {
   let pick = picks.get(info.operation);
   if (pick === undefined) {
     const reads = readsOf(info);
-    pick = reads ? (source) => reads.get(source) ?? NONE : null;
+    pick = reads ? (source) => reads.get(source.table) ?? NONE : null;
     picks.set(info.operation, pick);
   }
   return pick ?? undefined;
