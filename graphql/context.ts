@@ -22,16 +22,36 @@ export interface Context {
   upload?: IncomingFile | null;
 }
 
-/** `fork` makes the request's entity manager the first time a write (or the ORM) needs it: reads never do. */
+/**
+ * `fork` makes the request's entity manager the first time a write (or the ORM) needs it: reads
+ * never do. The getter lives on the prototype: Apollo hands resolvers a copy of the context
+ * (`Object.assign` onto the same prototype), which would call an own getter, and fork, per request.
+ */
+class RequestContext implements Context {
+  core!: Core;
+  db!: Db;
+  actor!: Actor | null;
+  authError!: DomainError | null;
+  requestId!: string;
+  address!: string;
+  loaders: Loaders;
+  forked: EntityManager | null = null;
+
+  constructor(
+    parts: Omit<Context, 'loaders' | 'em'>,
+    private readonly fork: () => EntityManager,
+  ) {
+    Object.assign(this, parts);
+    this.loaders = createLoaders(parts.db, parts.actor);
+  }
+
+  get em(): EntityManager {
+    return (this.forked ??= this.fork());
+  }
+}
+
 export function createContext(parts: Omit<Context, 'loaders' | 'em'>, fork: () => EntityManager): Context {
-  let em: EntityManager | null = null;
-  return {
-    ...parts,
-    get em() {
-      return (em ??= fork());
-    },
-    loaders: createLoaders(parts.db, parts.actor),
-  };
+  return new RequestContext(parts, fork);
 }
 
 export function requireActor(ctx: Context): Actor {

@@ -3,8 +3,20 @@ import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { DomainError } from '../src/shared/errors.js';
 import { checkInput, valueProblem } from '../src/shared/input.js';
 
+// Apollo keeps a parsed document per query text: a document asked again is checked once.
+const checked = new WeakMap<DocumentNode, Record<string, string[]>>();
+
 /** The string literals written into a document, by the argument or input field they are given to. */
 function literalProblems(document: DocumentNode): Record<string, string[]> {
+  let fields = checked.get(document);
+  if (!fields) {
+    fields = literalProblemsOf(document);
+    checked.set(document, fields);
+  }
+  return fields;
+}
+
+function literalProblemsOf(document: DocumentNode): Record<string, string[]> {
   const fields: Record<string, string[]> = Object.create(null); // user-named keys: `constructor` is a field, not Object's
   const check = (name: string, node: { kind: Kind; value?: unknown }) => {
     if (node.kind !== Kind.STRING) return;

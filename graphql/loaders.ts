@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { groupedBy, read, readByIds, type Include, type LoaderName, type Related, type Source } from '../src/db/reader.js';
+import { groupedBy, read, readByIds, type Include, type LoaderName, type Pick, type Related, type Source } from '../src/db/reader.js';
 import type { Db } from '../src/db/sql.js';
 import { gtasOfInvites } from '../src/access/invite.reader.js';
 import { accessesOfSharings, organizationsOfSharings, usersOfSharings, type SharingAccessRow, type SharingGranteeRow } from '../src/access/sharing.reader.js';
@@ -112,14 +112,15 @@ export function createLoaders(db: Db, actor: Actor | null) {
     for (const r of related) primable[r.loader].prime(r.key, r.row);
   };
 
-  // To-many relations: one loader per selection (what the query selects under them is joined too).
+  // To-many relations: one loader per selection (what the query selects under them is joined too;
+  // a request runs one operation, so one `pick`).
   const unitLoaders = new Map<string, DataLoader<string, ControlUnit[]>>();
-  const controlUnitsOfEstablishment = (visibleOnly: boolean, include: Include): DataLoader<string, ControlUnit[]> => {
+  const controlUnitsOfEstablishment = (visibleOnly: boolean, include: Include, pick?: Pick): DataLoader<string, ControlUnit[]> => {
     const key = `${visibleOnly}:${JSON.stringify(include)}`;
     let loader = unitLoaders.get(key);
     if (!loader) {
       loader = new DataLoader(async (ids) => {
-        const { groups, related } = await unitsOfEstablishments(db, actor, ids, visibleOnly, include);
+        const { groups, related } = await unitsOfEstablishments(db, actor, ids, visibleOnly, include, pick);
         prime(related);
         return groups;
       });

@@ -1,5 +1,6 @@
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import type { Include } from '../src/db/reader.js';
+import type { Include, Pick } from '../src/db/reader.js';
+import { pickOf } from './columns.js';
 
 /**
  * What a GraphQL type's fields need joined, as PostGraphile's planner looks ahead: a field names
@@ -60,11 +61,11 @@ export function includeOf(info: GraphQLResolveInfo, needs: Needs): Include {
   return include;
 }
 
-/** For a page (`{ data, meta }`): the relations its records need, and whether `meta` is selected (the count). */
-export function pageLookahead(info: GraphQLResolveInfo, needs: Needs): { include: Include; count: boolean } {
+/** For a page (`{ data, meta }`): the relations its records need, whether `meta` is selected (the count), and the columns the operation reads. */
+export function pageLookahead(info: GraphQLResolveInfo, needs: Needs): { include: Include; count: boolean; pick: Pick | undefined } {
   const fields = fieldsUnder(info, info.fieldNodes);
   const include: Include = {};
   const data = fields.get('data');
   if (data) addNeeds(info, needs, fieldsUnder(info, data), include);
-  return { include, count: fields.has('meta') };
+  return { include, count: fields.has('meta'), pick: pickOf(info) };
 }

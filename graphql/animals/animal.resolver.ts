@@ -3,6 +3,7 @@ import { Arg, Ctx, Field, Info, InputType, Int, Mutation, Query, Resolver, Args 
 import type { Animal as AnimalRow } from '../../src/animals/animal.entity.js';
 import type { HistoryEntry } from '../../src/shared/history.js';
 import type { Paged } from '../../src/shared/pagination.js';
+import { pickOf } from '../columns.js';
 import { includeOf, pageLookahead } from '../lookahead.js';
 import { requireActor, type Context } from '../context.js';
 import { PageInput } from '../shared/pagination.type.js';
@@ -29,7 +30,7 @@ export class AnimalUpdateInput {
 export class AnimalResolver {
   @Query(() => Animal)
   async animal(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<AnimalRow> {
-    return ctx.loaders.take(await ctx.core.animals.read(ctx.db, requireActor(ctx), id, includeOf(info, ANIMAL_NEEDS)));
+    return ctx.loaders.take(await ctx.core.animals.read(ctx.db, requireActor(ctx), id, includeOf(info, ANIMAL_NEEDS), pickOf(info)));
   }
 
   @Query(() => AnimalPage)

@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Ctx, Field, FieldResolver, Float, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { mapLoaded, type Loaded } from '../loaders.js';
+import { pickOf } from '../columns.js';
 import { includeOf, type Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
@@ -183,7 +184,7 @@ export class EstablishmentFieldsResolver {
   /** An invitee sees its own unit, not the siblings it was not invited to. */
   @FieldResolver(() => [ControlUnit])
   control_units(@Root() e: EstablishmentEntity, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ControlUnitEntity[]> {
-    return ctx.loaders.controlUnitsOfEstablishment(true, includeOf(info, CONTROL_UNIT_NEEDS)).load(e.id);
+    return ctx.loaders.controlUnitsOfEstablishment(true, includeOf(info, CONTROL_UNIT_NEEDS), pickOf(info)).load(e.id);
   }
 }
 

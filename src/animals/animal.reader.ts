@@ -9,6 +9,7 @@ import { tagSource } from '../tags/tag.reader.js';
 
 export const animalSource: Source = {
   table: 'animal',
+  columnNames: ['id', 'str_species', 'str_gender', 'str_status', 'str_socioenvironmental_status', 'current_tag_id', 'last_control_unit_id', 'tags_identification_id', 'str_name', 'str_description', 'str_rod_code', 'str_extra_tag', 'ts_born_date', 'int_age_months_at_identification', 'int_weight_kilos_at_identification', 'ts_identified_at', 'num_longitude', 'num_latitude', 'ts_ended_at', 'ts_unsafe_client_created_at', 'ts_created_at', 'ts_updated_at'],
   alias: 'a',
   relations: {
     current_tag: { loader: 'tagById', target: () => tagSource, fk: 'current_tag_id' },

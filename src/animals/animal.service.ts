@@ -6,7 +6,7 @@ import { appendEvent } from '../shared/events.js';
 import { recordHistory, type HistoryEntry } from '../shared/history.js';
 import { isUuid } from '../shared/ids.js';
 import type { PageInput, Paged } from '../shared/pagination.js';
-import type { Include } from '../db/reader.js';
+import type { Include, Pick } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
 import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
@@ -51,8 +51,8 @@ export class AnimalService {
     return found;
   }
 
-  read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Animal>> {
-    return readVisible(db, actor, animalSource, animalScope(actor), id, 'animal', include);
+  read(db: Db, actor: Actor, id: string, include: Include, pick?: Pick): Promise<Read<Animal>> {
+    return readVisible(db, actor, animalSource, animalScope(actor), id, 'animal', include, pick);
   }
 
   page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Animal>> {

@@ -8,7 +8,13 @@ import type { Db, Query } from './sql.js';
 export interface Source {
   table: string;
   alias: string;
-  /** Defaults to every column (`<alias>.*`). */
+  /**
+   * The columns a row shows, in table order: a read may then select only those a query needs
+   * (`Pick`). Without it a row is every column (`<alias>.*`); with it, never a column left out of
+   * it (the user's password hash).
+   */
+  columnNames?: readonly string[];
+  /** SQL for every column a row shows, on `alias`, when that is not `columnNames` (a computed column). */
   columns?: string;
   relations: Record<string, Relation>;
 }
@@ -82,6 +88,8 @@ export interface ReadSpec {
   /** The same condition in the form to count with (`Scope.counting`); `where` when absent. */
   countWhere?: Query;
   include?: Include;
+  /** Only the columns the caller names (see `Pick`); every column when absent. */
+  pick?: Pick;
 }
 
 export interface ReadResult<R> {
@@ -93,20 +101,43 @@ export interface ReadResult<R> {
 
 interface Joined {
   alias: string;
-  /** The JSON value this relation adds to the row. */
-  value: string;
   relation: Relation;
   parent: string;
 }
 
 /**
+ * The columns a read selects of each source: all of them (`undefined`), or those a caller names
+ * (the GraphQL selection, graphql/columns.ts) with the id and every `*_id` column, which keys and
+ * relations need whatever is selected. Only a source that lists its `columnNames` is narrowed.
+ */
+export type Pick = (source: Source) => ReadonlySet<string> | undefined;
+
+function pickedColumns(source: Source, pick: Pick | undefined): readonly string[] | null {
+  const wanted = pick?.(source);
+  if (!wanted || !source.columnNames) return null;
+  return source.columnNames.filter((c) => c === 'id' || c.endsWith('_id') || wanted.has(c));
+}
+
+/** What a read selects of `source` under `alias` (its own alias unless picked): the picked columns, else all it shows. */
+function columnsSql(source: Source, alias: string, picked: readonly string[] | null): string {
+  if (picked) return picked.map((c) => `${alias}.${c}`).join(', ');
+  if (source.columns) return source.columns;
+  return source.columnNames ? source.columnNames.map((c) => `${alias}.${c}`).join(', ') : `${alias}.*`;
+}
+
+const MARKER = /^_r\d+$/;
+
+/**
  * One statement for the rows, every to-one relation the query selects (lateral joins over the
  * page, so a relation costs an index lookup per row of the page, not of the table) and the count
- * (an uncorrelated subquery, planned on its own).
+ * (an uncorrelated subquery, planned on its own). Each relation's columns follow a marker column
+ * named after its alias (whether the joined row exists; a to-many relation's JSON list), so a
+ * joined row comes through the driver's own parsers, not as JSON text to parse and revive.
  */
 export async function read<R extends object>(db: Db, actor: Actor | null, source: Source, spec: ReadSpec): Promise<ReadResult<R>> {
   const params: unknown[] = [];
   const joins: Joined[] = [];
+  const select: string[] = [];
   const laterals: string[] = [];
   const lateralParams: unknown[] = [];
   const walk = (from: Source, parent: string, include: Include) => {
@@ -114,31 +145,34 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
       const relation = from.relations[name];
       if (!relation) continue;
       const alias = `_r${joins.length + 1}`;
+      joins.push({ alias, relation, parent });
       if ('list' in relation) {
-        joins.push({ alias, value: relation.list(parent), relation, parent });
+        select.push(`${relation.list(parent)} as ${alias}`);
         continue;
       }
       const target = relation.target();
       const condition = relation.where?.(actor, parent);
+      const columns = columnsSql(target, target.alias, pickedColumns(target, spec.pick));
       laterals.push(
-        `left join lateral (select ${target.columns ?? `${target.alias}.*`} from ${target.table} ${target.alias} where ${target.alias}.id = ${parent}.${relation.fk}${condition ? ` and ${condition.sql}` : ''}) ${alias} on true`,
+        `left join lateral (select ${columns} from ${target.table} ${target.alias} where ${target.alias}.id = ${parent}.${relation.fk}${condition ? ` and ${condition.sql}` : ''}) ${alias} on true`,
       );
       if (condition) lateralParams.push(...condition.params);
-      joins.push({ alias, value: `to_jsonb(${alias})`, relation, parent });
+      select.push(`${alias}.id is not null as ${alias}`, `${alias}.*`);
       walk(target, alias, nested);
     }
   };
   walk(source, '_r0', spec.include ?? {});
 
   const a = source.alias;
-  const select = [`_r0.*`];
-  if (joins.length) select.push(`jsonb_build_array(${joins.map((j) => j.value).join(', ')}) as _related`);
+  const picked = pickedColumns(source, spec.pick);
+  select.unshift(picked ? columnsSql(source, '_r0', picked) : '_r0.*');
   const countWhere = spec.countWhere ?? spec.where;
   if (spec.count) {
     select.push(`(select count(*)::int from ${source.table} ${a} where ${countWhere.sql}) as _total`);
     params.push(...countWhere.params);
   }
-  let inner = `select ${source.columns ?? `${a}.*`} from ${source.table} ${a} where ${spec.where.sql}`;
+  // The inner query keeps every column a row shows: the order may name any of them.
+  let inner = `select ${columnsSql(source, a, null)} from ${source.table} ${a} where ${spec.where.sql}`;
   params.push(...spec.where.params);
   if (spec.orderBy) inner += ` order by ${spec.orderBy(a)}`;
   if (spec.limit !== undefined) {
@@ -147,27 +181,42 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
   }
   params.push(...lateralParams);
   const sql = `select ${select.join(', ')} from (${inner}) _r0 ${laterals.join(' ')}${spec.orderBy ? ` order by ${spec.orderBy('_r0')}` : ''}`;
-  const raw = await db.rows<Record<string, unknown>>({ sql, params });
+  const { fields, rows: tuples } = await db.tuples({ sql, params });
+
+  // The source's columns come first, then each relation's, from its marker to the next.
+  const starts: number[] = [];
+  let totalAt = -1;
+  fields.forEach((name, i) => {
+    if (MARKER.test(name)) starts.push(i);
+    else if (name === '_total') totalAt = i;
+  });
+  const rootEnd = starts[0] ?? (totalAt >= 0 ? totalAt : fields.length);
+  const ends = starts.map((_, i) => starts[i + 1] ?? (totalAt >= 0 ? totalAt : fields.length));
+  const objectOf = (t: unknown[], from: number, to: number): Record<string, unknown> => {
+    const row: Record<string, unknown> = {};
+    for (let i = from; i < to; i++) row[fields[i]!] = t[i];
+    return row;
+  };
 
   const rows: R[] = [];
   const related: Related[] = [];
   let total: number | null = null;
-  for (const r of raw) {
-    const { _related, _total, ...row } = r;
-    if (_total !== undefined) total = _total as number;
+  for (const t of tuples) {
+    if (totalAt >= 0) total = t[totalAt] as number;
+    const row = objectOf(t, 0, rootEnd);
     rows.push(row as R);
     if (!joins.length) continue;
-    const values = _related as (Record<string, unknown> | null)[];
     const byAlias = new Map<string, Record<string, unknown> | null>([['_r0', row]]);
     joins.forEach((j, i) => {
       const parentRow = byAlias.get(j.parent) ?? null;
       const relation = j.relation;
+      const at = starts[i]!;
       if ('list' in relation) {
         const key = parentRow?.id;
-        if (typeof key === 'string') related.push({ loader: relation.loader, key, row: (values[i] as unknown as Record<string, unknown>[]).map(revive) });
+        if (typeof key === 'string') related.push({ loader: relation.loader, key, row: (t[at] as Record<string, unknown>[]).map(revive) });
         return;
       }
-      const value = values[i] ? revive(values[i]) : null;
+      const value = t[at] ? objectOf(t, at + 1, ends[i]!) : null;
       byAlias.set(j.alias, value);
       const key = parentRow?.[relation.keyedByParent ? 'id' : relation.fk];
       if (typeof key === 'string') related.push({ loader: relation.loader, key, row: value });
@@ -181,7 +230,7 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
   return { rows, related, total };
 }
 
-/** A joined row came through JSON: timestamps back to Date, numerics back to the driver's strings. */
+/** A row of a to-many list came through JSON: timestamps back to Date, numerics back to the driver's strings. */
 function revive(row: Record<string, unknown>): Record<string, unknown> {
   for (const key in row) {
     const v = row[key];

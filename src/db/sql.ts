@@ -16,6 +16,13 @@ export interface Query {
  */
 export interface Db {
   rows<T>(query: Query): Promise<T[]>;
+  /** The same, each row an array in the order of `fields` (a joined read names several rows' columns alike). */
+  tuples(query: Query): Promise<Tuples>;
+}
+
+export interface Tuples {
+  fields: string[];
+  rows: unknown[][];
 }
 
 /** `?` → `$1`, `$2`, … once per distinct text. */
@@ -63,6 +70,12 @@ export function pgDb(pool: pg.Pool): Db {
       const result = await pool.query({ text, values: query.params, name: nameOf(text), types: pg.types });
       return result.rows as T[];
     },
+    async tuples(query: Query): Promise<Tuples> {
+      const text = toPositional(query.sql);
+      counted(query.sql);
+      const result = await pool.query({ text, values: query.params, name: nameOf(text), types: pg.types, rowMode: 'array' });
+      return { fields: result.fields.map((f) => f.name), rows: result.rows as unknown[][] };
+    },
   };
 }
 
@@ -72,6 +85,11 @@ export function pgliteDb(pglite: PGlite): Db {
       counted(query.sql);
       const result = await pglite.query<T>(toPositional(query.sql), query.params, { parsers: PGLITE_PARSERS });
       return result.rows;
+    },
+    async tuples(query: Query): Promise<Tuples> {
+      counted(query.sql);
+      const result = await pglite.query<unknown[]>(toPositional(query.sql), query.params, { parsers: PGLITE_PARSERS, rowMode: 'array' });
+      return { fields: result.fields.map((f) => f.name), rows: result.rows };
     },
   };
 }

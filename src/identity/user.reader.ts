@@ -6,8 +6,7 @@ import type { User } from './user.entity.js';
 export const userSource: Source = {
   table: '"user"',
   alias: 'u',
-  columns:
-    'u.id, u.ts_created_at, u.ts_updated_at, u.str_name, u.str_email, u.str_document, u.str_type, u.bl_admin, u.bl_verified, u.str_phone, u.county_id, u.organization_id, u.ts_terms_accepted_at, u.ts_registration_confirmed_at',
+  columnNames: ['id', 'str_name', 'str_email', 'str_document', 'str_type', 'bl_admin', 'bl_verified', 'str_phone', 'county_id', 'organization_id', 'ts_terms_accepted_at', 'ts_registration_confirmed_at', 'ts_created_at', 'ts_updated_at'],
   relations: {
     organizations: {
       loader: 'organizationsOfUser',

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EntityName } from '@mikro-orm/core';
-import { read, type Include, type Related, type Source } from '../db/reader.js';
+import { read, type Include, type Pick, type Related, type Source } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import { DomainError } from './errors.js';
@@ -67,13 +67,15 @@ export interface PageOptions {
   /** Count the matches (meta.int_total_results): off when the query does not select meta. */
   count: boolean;
   include?: Include;
+  /** Only the columns the query reads (graphql/columns.ts). */
+  pick?: Pick;
 }
 
 /** One record the scope lets the caller see, with the relations the query selects: one statement; a 404 when absent or invisible. */
-export async function readVisible<R extends object>(db: Db, actor: Actor, source: Source, scope: Scope, id: string, noun: string, include?: Include): Promise<Read<R>> {
+export async function readVisible<R extends object>(db: Db, actor: Actor, source: Source, scope: Scope, id: string, noun: string, include?: Include, pick?: Pick): Promise<Read<R>> {
   if (!isUuid(id)) throw DomainError.notFound(noun);
   const a = source.alias;
-  const { rows, related } = await read<R>(db, actor, source, { where: { sql: `${a}.id = ? and ${scope.sql}`, params: [id.toLowerCase(), ...scope.params] }, include });
+  const { rows, related } = await read<R>(db, actor, source, { where: { sql: `${a}.id = ? and ${scope.sql}`, params: [id.toLowerCase(), ...scope.params] }, include, pick });
   if (!rows[0]) throw DomainError.notFound(noun);
   return { row: rows[0], related };
 }
@@ -93,7 +95,7 @@ export async function readVisiblePage<R extends object>(
   const q = buildSearch(spec, filters ?? {});
   const where = { sql: `${scope.sql} and ${q.where}`, params: [...scope.params, ...q.params] };
   const countWhere = scope.counting ? { sql: `${scope.counting.sql} and ${q.where}`, params: [...scope.counting.params, ...q.params] } : where;
-  const result = await read<R>(db, actor, source, { where, countWhere, orderBy: q.orderOn, limit: page.size, offset: page.offset, count: options.count, include: options.include });
+  const result = await read<R>(db, actor, source, { where, countWhere, orderBy: q.orderOn, limit: page.size, offset: page.offset, count: options.count, include: options.include, pick: options.pick });
   // Not counted: the query did not select meta, so its total is never read.
   return { ...paged(result.rows, result.total ?? 0, page), related: result.related };
 }

@@ -13,6 +13,7 @@ export const tagsReservationSource: Source = {
 
 export const tagSource: Source = {
   table: 'tag',
+  columnNames: ['id', 'str_code', 'str_status', 'bl_external_tag', 'tags_box_id', 'last_control_unit_id', 'animal_id', 'tags_reservation_id', 'str_writeoff_reason', 'ts_writeoff_at', 'ts_created_at', 'ts_updated_at'],
   alias: 't',
   relations: {
     last_control_unit: { loader: 'unrestrictedControlUnitById', target: () => controlUnitSource, fk: 'last_control_unit_id' },
