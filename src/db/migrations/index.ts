@@ -16,6 +16,7 @@ import { Migration0015EventHeads } from './Migration0015EventHeads.js';
 import { Migration0018Travels } from './Migration0018Travels.js';
 import { Migration0019Trace } from './Migration0019Trace.js';
 import { Migration0020Singletons } from './Migration0020Singletons.js';
+import { Migration0017TraceWalk } from './Migration0017TraceWalk.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -37,4 +38,5 @@ export const migrationsList = [
   { name: 'Migration0018Travels', class: Migration0018Travels },
   { name: 'Migration0019Trace', class: Migration0019Trace },
   { name: 'Migration0020Singletons', class: Migration0020Singletons },
+  { name: 'Migration0017TraceWalk', class: Migration0017TraceWalk },
 ];
