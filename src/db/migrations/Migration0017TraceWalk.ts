@@ -1,24 +1,33 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** The rounds of one direction: the paths (every later or earlier stay of the animals reached last round) and the contacts. */
-function rounds(forward: boolean): string {
+/**
+ * One round of one direction over the stays taken this round (`round = r`): their animals' paths
+ * (every later stay forward, every earlier one backward, in one step, one hop per move, only from a
+ * stay whose path was not yet taken with as few hops) and their contacts (the exposed intervals at
+ * each unit merged into islands; every stay overlapping one). What changes is left to do.
+ */
+function round(forward: boolean): string {
   // Forward: exposure starts at t; a later stay is exposed from its arrival; an island starts at its earliest exposure.
   // Backward: exposure ends at t; an earlier stay is exposed until its departure; an island ends at its latest exposure.
   const better = forward ? 'excluded.t < w.t' : 'excluded.t > w.t';
   const keep = (column: string) => `${column} = case when ${better} then excluded.${column} else w.${column} end`;
-  const upsert = (round: string) =>
+  const upsert = (pathHops: string, round: string) =>
     `on conflict on constraint trace_walked_pkey do update
-        set t = ${forward ? 'least' : 'greatest'}(w.t, excluded.t), hops = least(w.hops, excluded.hops), ${keep('via_animal')}, ${keep('via_unit')}, ${keep('via_at')}, round = ${round}
+        set t = ${forward ? 'least' : 'greatest'}(w.t, excluded.t), hops = least(w.hops, excluded.hops), ${keep('via_animal')}, ${keep('via_unit')}, ${keep('via_at')},
+            path_hops = ${pathHops}, round = ${round}
       where ${better} or excluded.hops < w.hops`;
   const t = forward ? 's.ts_from' : 'coalesce(s.ts_to, s.ts_from)';
   return `
       insert into trace_walked as w
-        select distinct on (s.id) s.id, s.animal_id, s.control_unit_id, s.establishment_id, s.ts_from, s.ts_to, ${t}, f.hops + abs(s.pos - f.pos), s.animal_id, f.control_unit_id, ${t}, r - 1
-          from (select f.animal_id, f.control_unit_id, fp.pos, f.hops from trace_walked f join trace_path fp on fp.id = f.stay_id where f.round = r - 1) f
-          join trace_path s on s.animal_id = f.animal_id and s.pos ${forward ? '>' : '<'} f.pos
-         where p_max_hops is null or f.hops + abs(s.pos - f.pos) <= p_max_hops
-         order by s.id, f.hops + abs(s.pos - f.pos)
-      ${upsert('r - 1')};
+        select distinct on (p.id) p.id, p.animal_id, p.control_unit_id, p.establishment_id, p.ts_from, p.ts_to, p.t, p.hops, p.animal_id, p.via_unit, p.t, p.hops, r - 1
+          from (select s.id, s.animal_id, s.control_unit_id, s.establishment_id, s.ts_from, s.ts_to, ${t} as t, f.control_unit_id as via_unit,
+                       f.hops + row_number() over (partition by f.stay_id order by s.ts_from ${forward ? '' : 'desc'}, s.id ${forward ? '' : 'desc'})::integer as hops
+                  from trace_walked f
+                  join animal_stay s on s.animal_id = f.animal_id and (s.ts_from, s.id) ${forward ? '>' : '<'} (f.s_from, f.stay_id)
+                 where f.round = r - 1 and (f.path_hops is null or f.hops < f.path_hops)) p
+         where p_max_hops is null or p.hops <= p_max_hops
+         order by p.id, p.hops
+      ${upsert('least(w.path_hops, excluded.path_hops)', 'r - 1')};
       with spans as (
         select f.control_unit_id as u, ${forward ? 'greatest(f.t, p_from)' : 'greatest(f.s_from, p_from)'} as a, ${forward ? 'least(coalesce(f.s_to, t_now), p_to)' : 'least(f.t, p_to)'} as b, f.hops, f.animal_id
           from trace_walked f where f.round = r - 1),
@@ -36,19 +45,18 @@ function rounds(forward: boolean): string {
                             and o.ts_from <= i.b and coalesce(o.ts_to, t_now) >= i.a
           cross join lateral (select ${forward ? 'greatest(o.ts_from, i.a)' : 'least(coalesce(o.ts_to, t_now), i.b)'} as t) c
          order by o.id, c.t ${forward ? '' : 'desc'}, i.hops)
-      insert into trace_walked as w select c.*, r from contacts c
-      ${upsert('r')};`;
+      insert into trace_walked as w select c.*, null, r from contacts c
+      ${upsert('w.path_hops', 'r')};`;
 }
 
 /**
  * The outbreak trace's walk (DOMAIN.md, "Tracing"), faster than Migration0019Trace's `trace_reach`
  * on the same definitions:
- * - a reached animal's whole onward (backward: earlier) path is taken in one step, one hop per move,
- *   instead of one round per move, so the rounds count contacts, not moves;
+ * - a reached animal's whole onward (backward: earlier) path is taken in one step from the index on
+ *   (animal, from), one hop per move, instead of one round per move: the rounds count contacts;
  * - the contacts at a unit are found through a GiST index on the unit and the stay's span
  *   (`tstzrange`, btree_gist for the uuid): an island reads the stays overlapping it, not every
  *   earlier stay of the unit (an auction's or a slaughterhouse's history is tens of thousands);
- * - every stay of a reached animal is numbered once per walk (`trace_path`), not once per round;
  * - both indexes include the columns the walk reads (index-only scans: no heap page per stay).
  * Answers are a walk's result stored per request (`trace_run`, `trace_answer`: unlogged, a cache
  * dropped after ten minutes) so that the pages of one request, the CSV's, read it instead of
@@ -89,28 +97,18 @@ declare
 begin
   create temp table if not exists trace_walked (
     stay_id bigint primary key, animal_id uuid not null, control_unit_id uuid not null, establishment_id uuid not null, s_from timestamptz not null, s_to timestamptz,
-    t timestamptz not null, hops integer not null, via_animal uuid, via_unit uuid, via_at timestamptz, round integer not null
-  ) on commit drop;
-  create temp table if not exists trace_path (
-    id bigint primary key, animal_id uuid not null, control_unit_id uuid not null, establishment_id uuid not null, ts_from timestamptz not null, ts_to timestamptz, pos integer not null
+    t timestamptz not null, hops integer not null, via_animal uuid, via_unit uuid, via_at timestamptz, path_hops integer, round integer not null
   ) on commit drop;
   create index if not exists trace_walked_round on trace_walked (round);
-  create index if not exists trace_path_animal on trace_path (animal_id, pos);
   truncate trace_walked;
-  truncate trace_path;
   insert into trace_walked
     select s.id, s.animal_id, s.control_unit_id, s.establishment_id, s.ts_from, s.ts_to,
-           case when p_forward then greatest(p_from, s.ts_from) else least(p_to, coalesce(s.ts_to, t_now)) end, 0, null, null, null, 0
+           case when p_forward then greatest(p_from, s.ts_from) else least(p_to, coalesce(s.ts_to, t_now)) end, 0, null, null, null, null, 0
       from animal_stay s where s.id = any(p_seed);
   loop
     r := r + 1;
-    -- The stays of the animals first reached last round, numbered along each path.
-    insert into trace_path
-      select s.id, s.animal_id, s.control_unit_id, s.establishment_id, s.ts_from, s.ts_to, row_number() over (partition by s.animal_id order by s.ts_from, s.id)
-        from animal_stay s
-       where s.animal_id in (select f.animal_id from trace_walked f where f.round = r - 1 and not exists (select 1 from trace_path p where p.animal_id = f.animal_id));
-    if p_forward then${rounds(true).replace(/\n/g, '\n  ')}
-    else${rounds(false).replace(/\n/g, '\n  ')}
+    if p_forward then${round(true).replace(/\n/g, '\n  ')}
+    else${round(false).replace(/\n/g, '\n  ')}
     end if;
     get diagnostics changed = row_count;
     exit when changed = 0;
