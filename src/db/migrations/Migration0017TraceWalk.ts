@@ -70,6 +70,7 @@ export class Migration0017TraceWalk extends Migration {
     this.addSql('create index animal_stay_path on animal_stay (animal_id, ts_from) include (id, control_unit_id, establishment_id, ts_to)');
     this.addSql('drop index if exists animal_stay_animal');
     this.addSql('drop index if exists animal_stay_unit_span');
+    this.addSql('drop function if exists trace_reach(bigint[], timestamptz, timestamptz, boolean, integer)');
     this.addSql(`create unlogged table trace_run (
         id uuid primary key,
         int_total integer not null,
