@@ -10,83 +10,52 @@
  * the answer's size, and the service's resident memory. Run: DATABASE_URL=postgres://... npm run bench:trace
  */
 import 'reflect-metadata';
+import { request } from 'node:http';
 import type { Service } from '../src/server.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve } from './support.js';
+import { generateTraceData, TRACE_SCRATCH } from './trace-data.js';
 
 const ANIMALS = Number(process.env.BENCH_TRACE_ANIMALS ?? 1_000_000);
 const ESTABLISHMENTS = Number(process.env.BENCH_TRACE_ESTABLISHMENTS ?? 20_000);
-const HUBS = 40;
 const PASSWORD = 'bench-password-1';
 const RUNS = Number(process.env.BENCH_TRACE_RUNS ?? 5);
 const DAY = 86_400_000;
 const EPOCH = Date.UTC(2024, 0, 1);
+/** The history covers 1,000 days from the epoch (to late 2026); the forward trace's 90 days end 200 days before that. */
+const HORIZON = 1000;
+const WINDOW: [number, number] = [710, 800];
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-async function generate(service: Service): Promise<{ hubEstablishment: string; slaughtered: string; window: [string, string] }> {
+async function generate(service: Service): Promise<{ hubEstablishment: string; slaughtered: string; window: [string, string]; victimWindow: [string, string] }> {
   const em = service.orm.em.fork();
   const [county] = await benchCounties(service, 1);
-  const { org: organization } = await benchOwner(service, PASSWORD);
-  const org = organization.id;
-  const started = performance.now();
-  await em.execute('select setseed(0.42)');
-  await em.execute(
-    `insert into establishment (id, organization_id, county_id, str_name, str_type, str_socioenvironmental_status)
-     select gen_random_uuid(), ?, ?, 'Est ' || lpad(g::text, 6, '0'),
-            case when g <= ${HUBS / 2} then 'AUCTION' when g <= ${HUBS} then 'FEEDLOT' when g % 50 = 0 then 'SLAUGHTERHOUSE' else 'FARM' end,
-            case when g % 97 = 0 then 'NON_COMPLIANT' else 'COMPLIANT' end
-       from generate_series(1, ${ESTABLISHMENTS}) g`,
-    [org, county],
+  const { org } = await benchOwner(service, PASSWORD);
+  let started = performance.now();
+  const { regions } = await generateTraceData(em, { animals: ANIMALS, establishments: ESTABLISHMENTS, epoch: EPOCH, horizon: HORIZON, organizationId: org.id, countyId: county! });
+  const generated = performance.now() - started;
+  started = performance.now();
+  // Vacuumed as autovacuum would have by then: the visibility map lets the walk read its indexes alone.
+  await em.execute('vacuum analyze animal_stay');
+  await em.execute('vacuum analyze animal');
+  await em.execute('analyze control_unit');
+  const [counts] = await em.execute<{ stays: number; animals: number; units: number }[]>(
+    'select (select count(*)::int from animal_stay) as stays, (select count(*)::int from animal) as animals, (select count(*)::int from control_unit) as units',
   );
-  await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) select gen_random_uuid(), e.id, 'TR-' || e.str_name, 'Curral', 'PRODUCTION' from establishment e where e.organization_id = ?`, [org]);
-  await em.execute(
-    `create unlogged table bench_unit as
-       select row_number() over (order by e.str_name)::int as ix, cu.id, cu.establishment_id, e.str_type
-         from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = ?`,
-    [org],
+  console.log(
+    `  generated ${counts!.animals.toLocaleString('en')} animals, ${counts!.stays.toLocaleString('en')} stays, ${ESTABLISHMENTS.toLocaleString('en')} establishments` +
+      ` (${counts!.units.toLocaleString('en')} units, ${regions} regions) in ${seconds(generated)} (+ ${seconds(performance.now() - started)} vacuum and analyze)`,
   );
-  await em.execute('create index on bench_unit (ix)');
-  const slaughterhouses = `(select array_agg(ix) from bench_unit where str_type = 'SLAUGHTERHOUSE')`;
-  // Each animal: 3–5 stays; a hub stay 1–3 days, any other 30–150; one day in transit between stays.
-  await em.execute(
-    `create unlogged table bench_leg as
-       with a as (select g as n, gen_random_uuid() as id, (random() * 300)::int as born, 3 + (random() * 2.99)::int as legs from generate_series(1, ${ANIMALS}) g),
-       l as (
-         select a.id, a.n, k, a.legs, a.born,
-                case when k = a.legs and a.n % 5 = 0 then (${slaughterhouses})[1 + (a.n % 400) % array_length(${slaughterhouses}, 1)]
-                     when k > 1 and random() < 0.3 then 1 + (random() * ${HUBS - 1})::int
-                     else ${HUBS + 1} + (random() * ${ESTABLISHMENTS - HUBS - 1})::int end as ix
-           from a cross join lateral generate_series(1, a.legs) k)
-       select l.*, case when l.ix <= ${HUBS} then 1 + (random() * 2)::int else 30 + (random() * 120)::int end as days from l`,
+  // The hub: the first auction of region 0. The victim: an animal slaughtered after a full life (5 stays) within the window's last days.
+  const [hub] = await em.execute<{ id: string }[]>(`select id from bench_est where kind = 'A' order by g limit 1`);
+  const [victim] = await em.execute<{ animal_id: string; t_end: number }[]>(
+    `select l.animal_id, l.t_end from bench_last l where l.kind = 'S' and l.ended and l.t_end between ${WINDOW[1] - 10} and ${WINDOW[1]}
+        and (select count(*) from animal_stay s where s.animal_id = l.animal_id) = 5 order by l.n limit 1`,
   );
-  await em.execute(
-    `insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at, str_status)
-     select l.id, 'BOVINE', case when l.n % 2 = 0 then 'MALE' else 'FEMALE' end, u.id, ?::timestamptz + l.born * interval '1 day',
-            case when l.n % 5 = 0 then 'SLAUGHTERED' else 'ACTIVE' end
-       from bench_leg l join bench_unit u on u.ix = l.ix where l.k = l.legs`,
-    [new Date(EPOCH).toISOString()],
-  );
-  await em.execute(
-    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to)
-     select s.id, u.id, u.establishment_id, s.t_from, case when s.k = s.legs and s.n % 5 <> 0 then null else s.t_from + s.days * interval '1 day' end
-       from (select l.*, ?::timestamptz + (l.born + coalesce(sum(l.days + 1) over (partition by l.id order by l.k rows between unbounded preceding and 1 preceding), 0)) * interval '1 day' as t_from
-               from bench_leg l) s
-       join bench_unit u on u.ix = s.ix`,
-    [new Date(EPOCH).toISOString()],
-  );
-  await em.execute('analyze animal_stay');
-  await em.execute('analyze animal');
-  const [counts] = await em.execute<{ stays: number; animals: number }[]>('select (select count(*)::int from animal_stay) as stays, (select count(*)::int from animal) as animals');
-  console.log(`  generated ${counts!.animals.toLocaleString('en')} animals, ${counts!.stays.toLocaleString('en')} stays, ${ESTABLISHMENTS.toLocaleString('en')} establishments in ${seconds(performance.now() - started)}`);
-  const [hub] = await em.execute<{ establishment_id: string }[]>('select establishment_id from bench_unit where ix = 1');
-  const [victim] = await em.execute<{ id: string }[]>(
-    `select a.id from animal a where a.str_status = 'SLAUGHTERED' and (select count(*) from animal_stay s where s.animal_id = a.id) = 5 limit 1`,
-  );
-  await em.execute('drop table bench_leg');
-  await em.execute('drop table bench_unit');
-  const from = new Date(EPOCH + 300 * DAY).toISOString();
-  const to = new Date(EPOCH + 390 * DAY).toISOString();
-  return { hubEstablishment: hub!.establishment_id, slaughtered: victim!.id, window: [from, to] };
+  // Kept with the database (BENCH_KEEP_DATABASE=1) for looking at the shape.
+  if (process.env.BENCH_KEEP_DATABASE !== '1') for (const table of TRACE_SCRATCH) await em.execute(`drop table ${table}`);
+  const at = (days: number) => new Date(EPOCH + days * DAY).toISOString();
+  return { hubEstablishment: hub!.id, slaughtered: victim!.animal_id, window: [at(WINDOW[0]), at(WINDOW[1])], victimWindow: [at(victim!.t_end - 90), at(victim!.t_end)] };
 }
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
@@ -100,31 +69,73 @@ async function authority(service: Service, url: string): Promise<string> {
   return login.json.data.str_access_token;
 }
 
-async function measure(url: string, token: string, label: string, body: Record<string, unknown>, pid: () => number): Promise<void> {
+/**
+ * POSTs over node:http (no client timeout: a national trace takes minutes here) and reads the answer
+ * as it streams, counting bytes and lines without keeping a CSV (the service shares this process,
+ * so a client holding 300 MB would hide what the service holds); a JSON answer is kept and parsed.
+ */
+function post(url: string, token: string, body: unknown, csv: boolean): Promise<{ status: number; json: unknown; bytes: number; lines: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/api/trace${csv ? '' : '?int_max_results=50'}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: csv ? 'text/csv' : 'application/json' },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let bytes = 0;
+      let lines = 0;
+      const kept: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+        if (!csv) kept.push(chunk);
+      });
+      res.on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: csv ? null : JSON.parse(Buffer.concat(kept).toString('utf8')), bytes, lines }));
+    });
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** The process's resident memory, sampled every 50 ms while `work` runs: the peak. */
+async function peakRss<T>(work: () => Promise<T>): Promise<{ value: T; peak: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+  try {
+    const value = await work();
+    return { value, peak: Math.max(peak, process.memoryUsage().rss) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function measure(url: string, token: string, label: string, body: Record<string, unknown>): Promise<void> {
   const firstPage: number[] = [];
   const whole: number[] = [];
   let animals = 0;
   let rows = 0;
   let bytes = 0;
-  let rss = 0;
+  let peak = 0;
+  const before = process.memoryUsage().rss;
   for (let i = 0; i < RUNS; i++) {
     let t = performance.now();
-    const page = await fetch(`${url}/api/trace?int_max_results=50`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const json = (await page.json()) as { meta: { int_total_results: number } };
+    const page = await post(url, token, body, false);
     firstPage.push(performance.now() - t);
-    animals = json.meta.int_total_results;
+    if (page.status !== 200) throw new Error(`${label}: ${page.status} ${JSON.stringify(page.json)}`);
+    animals = (page.json as { meta: { int_total_results: number } }).meta.int_total_results;
     t = performance.now();
-    const csv = await fetch(`${url}/api/trace`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/csv' }, body: JSON.stringify(body) });
-    const text = await csv.text();
+    const csv = await peakRss(() => post(url, token, body, true));
     whole.push(performance.now() - t);
-    rows = text.split('\r\n').length - 2;
-    bytes = text.length;
-    rss = Math.max(rss, pid());
+    if (csv.value.status !== 200) throw new Error(`${label} (CSV): ${csv.value.status}`);
+    rows = csv.value.lines - 1;
+    bytes = csv.value.bytes;
+    peak = Math.max(peak, csv.peak);
   }
   console.log(
     `  ${label}: ${animals.toLocaleString('en')} animals, ${rows.toLocaleString('en')} CSV rows (${(bytes / 1e6).toFixed(1)} MB)` +
       ` | first page p50 ${Math.round(percentile(firstPage, 50))} ms, p95 ${Math.round(percentile(firstPage, 95))} ms` +
-      ` | whole answer p50 ${seconds(percentile(whole, 50))}, p95 ${seconds(percentile(whole, 95))} | service RSS ≤ ${(rss / 1e6).toFixed(0)} MB`,
+      ` | whole answer p50 ${seconds(percentile(whole, 50))}, p95 ${seconds(percentile(whole, 95))}` +
+      ` | process RSS ${(before / 1e6).toFixed(0)} MB before, peak ${(peak / 1e6).toFixed(0)} MB while streaming`,
   );
 }
 
@@ -136,10 +147,13 @@ exitWhenDone(async () => {
   }
   await onPostgres(pgUrl, 'bench_trace', (where) => `trace on ${where}`, async (service) => {
     const data = await generate(service);
+    if (!RUNS) return;
     const url = await serve(service);
     const token = await authority(service, url);
-    const rssNow = () => process.memoryUsage().rss;
-    await measure(url, token, 'forward from a hub, 90 days, unlimited hops', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD' }, rssNow);
-    await measure(url, token, 'backward from one slaughtered animal, its whole life', { animal_id: data.slaughtered, ts_from: new Date(EPOCH).toISOString(), ts_to: new Date(EPOCH + 1000 * DAY).toISOString(), str_direction: 'BACKWARD' }, rssNow);
+    const hub = { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD' };
+    // A bounded question first (the hub's animals, where they went, whom they met there), for scale.
+    await measure(url, token, 'forward from a hub, 90 days, 1 hop', { ...hub, int_max_hops: 1 });
+    await measure(url, token, 'forward from a hub, 90 days, unlimited hops', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD' });
+    await measure(url, token, 'backward from one slaughtered animal, its last 90 days', { animal_id: data.slaughtered, ts_from: data.victimWindow[0], ts_to: data.victimWindow[1], str_direction: 'BACKWARD' });
   });
 });

@@ -165,3 +165,25 @@ describe('POST /api/trace over the hand-drawn network', () => {
     expect(lines.slice(1)).toEqual(expected);
   });
 });
+
+describe('POST /api/trace answers of more than one CSV page', () => {
+  test('a pen of 5,001 animals: the CSV streams every page from one walk, stored once for the request', async () => {
+    const authority = await official(app, county.id);
+    const pen = await holding(app, county, 'FEEDLOT');
+    const em = app.service.orm.em.fork();
+    await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select gen_random_uuid(), 'BOVINE', 'MALE', ?, ? from generate_series(1, 5001)`, [pen.unit.unitId, day(0)]);
+    await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, ?, ?, ? from animal a where a.last_control_unit_id = ?', [pen.unit.unitId, pen.unit.establishmentId, day(0), pen.unit.unitId]);
+    const runs = async () => ((await em.execute('select id from trace_run')) as { id: string }[]).map((r) => r.id);
+    const before = new Set(await runs());
+    const res = await fetch(`${app.url}/api/trace`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${authority.access}`, 'content-type': 'application/json', accept: 'text/csv' },
+      body: JSON.stringify({ control_unit_id: pen.unit.unitId, ts_from: day(1), ts_to: day(2), str_direction: 'FORWARD' }),
+    });
+    const lines = (await res.text()).trim().split('\r\n');
+    expect(res.status).toBe(200);
+    expect(lines).toHaveLength(1 + 5001);
+    expect(new Set(lines.slice(1).map((l) => l.split(',')[0])).size).toBe(5001);
+    expect((await runs()).filter((id) => !before.has(id))).toHaveLength(1);
+  });
+});

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { MikroORM as PgORM } from '@mikro-orm/postgresql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { Migrator } from '@mikro-orm/migrations';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import type { Config } from '../config.js';
@@ -65,7 +66,8 @@ export async function openOrm(config: Config): Promise<Orm> {
     ...common(),
     // Without a data directory PGlite takes dbName as the cluster location: memory:// keeps it off disk.
     dbName: dataDir ? 'traceability' : 'memory://',
-    driverOptions: dataDir ? { dataDir } : {},
+    // btree_gist: the trace's index on a stay's unit and span (Migration0024TraceWalk).
+    driverOptions: { ...(dataDir ? { dataDir } : {}), extensions: { btree_gist } },
     pool: { max: 1 },
   } as never);
   return withFastLiterals(orm as unknown as Orm);

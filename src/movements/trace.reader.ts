@@ -48,58 +48,67 @@ export interface TracedStayRow {
   str_gta_code: string | null;
 }
 
-/** The reach of the question as SQL: one `trace_reach` walk per direction (Migration0019Trace). */
+/** The reach of the question as SQL: one `trace_walk` per direction (Migration0024TraceWalk). */
 function reachedSql(q: TraceQuestion): { sql: string; params: unknown[] } {
   const seed = `array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ?)`;
   const walks = q.direction === 'BOTH' ? [true, false] : [q.direction === 'FORWARD'];
   const params: unknown[] = [];
   const parts = walks.map((forward) => {
     params.push(...q.seed.params, q.to, q.from, q.from, q.to, forward, q.maxHops);
-    return `select * from trace_reach(${seed}, ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
+    return `select * from trace_walk(${seed}, ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
   });
   return { sql: parts.join(' union all '), params };
 }
 
+/** A stored answer (`trace_run`): its id, how many traced animals the caller sees, the establishments reached. */
+export interface TraceRun {
+  id: string;
+  total: number;
+  establishments: TracedEstablishmentRow[];
+}
+
+/** How long a stored answer is kept: the pages of one request read it (a CSV export of a big trace takes seconds). */
+const RUN_KEPT = '10 minutes';
+
 /**
- * A page of the traced animals the caller may see (an animal with at least one stay at a unit it
- * sees), nearest to the seed first, with the total and the establishments reached: one statement.
+ * Walks once and stores the answer the caller may see (an animal with at least one stay at a unit
+ * it sees), ranked nearest to the seed first, so that its pages are read from the store instead of
+ * walking again: one statement, which also drops the answers older than RUN_KEPT.
  */
-export async function tracePage(db: Db, q: TraceQuestion, limit: number, offset: number): Promise<{ rows: TracedAnimalRow[]; total: number; establishments: TracedEstablishmentRow[] }> {
+export async function traceRun(db: Db, q: TraceQuestion, id: string): Promise<TraceRun> {
   const reached = reachedSql(q);
   const stayVisible = q.visibleUnit('vs.control_unit_id');
   const establishmentVisible = q.visibleUnit('vu.id');
-  const rows = await db.rows<TracedAnimalRow & { _total: number; _establishments: TracedEstablishmentRow[] | null }>({
-    sql: `with reached as materialized (${reached.sql}),
+  const [run] = await db.rows<{ int_total: number; establishments: TracedEstablishmentRow[] }>({
+    sql: `with old as (delete from trace_run where ts_created_at < now() - interval '${RUN_KEPT}' returning id),
+      old_answers as (delete from trace_answer where run_id in (select id from old)),
+      reached as materialized (${reached.sql}),
       entry as (select distinct on (r.animal_id) r.animal_id, r.int_hops, r.via_animal_id, r.via_control_unit_id, r.ts_via
                   from reached r where r.via_animal_id is null or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.ts_exposure),
-      visible as (select e.* from entry e where exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql})),
+      visible as materialized (select e.* from entry e where exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql})),
       places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status from establishment e
                   where e.id in (select distinct establishment_id from reached)
                     and exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql})),
-      page as (select v.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code
-                 from visible v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id
-                order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id
-                limit ? offset ?)
-      select pg.*, case when row_number() over () = 1 then (select count(*)::int from visible) end as _total,
-             case when row_number() over () = 1 then (select jsonb_agg(p order by p.str_name, p.id) from places p) end as _establishments
-        from page pg`,
-    params: [...reached.params, ...stayVisible.params, ...establishmentVisible.params, limit, offset],
+      answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, via_animal_id, via_control_unit_id, ts_via)
+                  select ?, row_number() over (order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id), v.animal_id, v.int_hops, v.via_animal_id, v.via_control_unit_id, v.ts_via
+                    from visible v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id)
+      insert into trace_run (id, int_total, establishments)
+        select ?, (select count(*)::int from visible), coalesce((select jsonb_agg(p order by p.str_name, p.id) from places p), '[]'::jsonb)
+      returning int_total, establishments`,
+    params: [...reached.params, ...stayVisible.params, ...establishmentVisible.params, id, id],
   });
-  // The total and the establishments come once, on the page's first row: never carried through the sort.
-  if (rows.length) {
-    const { _total: total, _establishments: establishments } = rows[0]!;
-    return { rows: rows.map((r) => ({ ...r, _total: undefined, _establishments: undefined })), total, establishments: establishments ?? [] };
-  }
-  // Past the last page (or nothing reached): the total and the establishments alone.
-  const [empty] = await db.rows<{ n: number; establishments: TracedEstablishmentRow[] | null }>({
-    sql: `with reached as materialized (${reached.sql}),
-      entry as (select distinct r.animal_id from reached r)
-      select (select count(*)::int from entry e where exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql})) as n,
-             (select jsonb_agg(p order by p.str_name, p.id) from (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status from establishment e
-                where e.id in (select distinct establishment_id from reached) and exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql})) p) as establishments`,
-    params: [...reached.params, ...stayVisible.params, ...establishmentVisible.params],
+  return { id, total: run!.int_total, establishments: run!.establishments };
+}
+
+/** A page of a stored answer, in rank order, with each animal's status, last unit and tag. */
+export async function traceRunPage(db: Db, runId: string, limit: number, offset: number): Promise<TracedAnimalRow[]> {
+  return db.rows<TracedAnimalRow>({
+    sql: `select x.animal_id, x.int_hops, x.via_animal_id, x.via_control_unit_id, x.ts_via, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code
+            from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
+           where x.run_id = ? and x.ord > ? and x.ord <= ?
+           order by x.ord`,
+    params: [runId, offset, offset + limit],
   });
-  return { rows: [], total: empty?.n ?? 0, establishments: empty?.establishments ?? [] };
 }
 
 /** The whole path of each traced animal, oldest stay first, only at units the caller sees: one statement. */

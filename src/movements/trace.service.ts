@@ -4,12 +4,13 @@ import { MANAGING_ROLES } from '../identity/actor.js';
 import { controlUnitPolicy, establishmentPolicy } from '../places/establishment.policy.js';
 import { groupedBy } from '../db/reader.js';
 import { DomainError } from '../shared/errors.js';
-import { isUuid } from '../shared/ids.js';
+import { isUuid, newId } from '../shared/ids.js';
 import { paged, toPage, type PageInput, type Paged } from '../shared/pagination.js';
 import type { Scope } from '../shared/scoped-query.js';
 import { Checker } from '../shared/validation.js';
+import { requestScope } from '../shared/request-scope.js';
 import { UF_READERS } from './gta.policy.js';
-import { tracedStays, tracePage, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow } from './trace.reader.js';
+import { tracedStays, traceRun, traceRunPage, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
 
@@ -49,10 +50,22 @@ export class TraceService {
     const { seed, from, to, direction, maxHops } = await this.question(db, actor, input);
     const page = toPage(pageInput, MAX_TRACE_PAGE);
     const visibleUnit = (column: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS');
-    const found = await tracePage(db, { seed, from, to, direction, maxHops, visibleUnit }, page.size, page.offset);
-    const stays = groupedBy(found.rows.map((r) => r.animal_id), await tracedStays(db, found.rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
-    const animals = found.rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.via_animal_id ? 'CONTACT' : 'SEED', stays: stays[i]! }));
-    return { ...paged(animals, found.total, page), establishments: found.establishments };
+    const run = await this.run(db, { seed, from, to, direction, maxHops, visibleUnit });
+    const rows = run.total > page.offset ? await traceRunPage(db, run.id, page.size, page.offset) : [];
+    const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(db, rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
+    const animals = rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.via_animal_id ? 'CONTACT' : 'SEED', stays: stays[i]! }));
+    return { ...paged(animals, run.total, page), establishments: run.establishments };
+  }
+
+  /** The walk once per request and question: the pages of a CSV export read the answer it stored. */
+  private run(db: Db, q: TraceQuestion): Promise<TraceRun> {
+    const scope = requestScope.getStore();
+    const key = `trace ${JSON.stringify([q.seed, q.from, q.to, q.direction, q.maxHops])}`;
+    const known = scope?.memo?.get(key) as Promise<TraceRun> | undefined;
+    if (known) return known;
+    const run = traceRun(db, q, newId());
+    if (scope) (scope.memo ??= new Map()).set(key, run);
+    return run;
   }
 
   /** Checks the question; the seed must be a place or animal the caller sees (422 naming the field otherwise). */

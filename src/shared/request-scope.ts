@@ -6,6 +6,8 @@ export interface RequestScope {
   statements: number;
   /** When set, the text of each statement as well (tests that compare what two requests ran). */
   texts?: string[];
+  /** Work a request would otherwise repeat, by key (the trace's stored answer, read by every page of a CSV export). */
+  memo?: Map<string, unknown>;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();

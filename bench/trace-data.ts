@@ -1,0 +1,180 @@
+/**
+ * The national herd for bench:trace, generated set-based (a handful of statements, no row from
+ * Node). The shape follows how beef cattle move: an animal is born at a breeding farm (cow-calf),
+ * is weaned after 6–10 months and goes, directly or through an auction, to a rearing farm, then to
+ * slaughter directly or after a feedlot; a few females stay to breed. Trade is regional (each
+ * region has its own auctions, feedlots and slaughterhouses; 8% of moves cross regions), farm sizes
+ * are skewed (a few big holdings take many animals), a farm has 1–4 units (pastures; the biggest tenth 4–8) an animal may
+ * rotate between, a feedlot 4 pens, an auction and a slaughterhouse one each. Times are fractional
+ * days, so co-location is a real overlap of two stays, never a shared midnight.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export interface TraceDataSpec {
+  animals: number;
+  establishments: number;
+  epoch: number;
+  /** Days from the epoch the history covers; stays still running then stay open. */
+  horizon: number;
+  organizationId: string;
+  countyId: string;
+}
+
+/** Per region: 2 auctions, 5 feedlots, 3 slaughterhouses; the farms 11:9 breeding to rearing. */
+const AUCTIONS = 2;
+const FEEDLOTS = 5;
+const SLAUGHTERHOUSES = 3;
+/** The paths of a life (B breeding farm, R rearing farm, A auction, F feedlot, S slaughterhouse) and their shares. */
+const PATHS: [string, number][] = [
+  ['BRS', 0.2],
+  ['BRFS', 0.25],
+  ['BARS', 0.15],
+  ['BARFS', 0.15],
+  ['BRAFS', 0.1],
+  ['BRRS', 0.1],
+  ['BB', 0.05],
+];
+
+/** Everything in one transaction (one connection: the seed and the settings hold for every statement). */
+export async function generateTraceData(db: EntityManager, spec: TraceDataSpec): Promise<{ regions: number }> {
+  return db.transactional((tx) => generate(timed(tx), spec));
+}
+
+async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: number }> {
+  const regions = Math.max(1, Math.round(spec.establishments / 1000));
+  const perRegion = Math.floor(spec.establishments / regions);
+  const hubs = AUCTIONS + FEEDLOTS + SLAUGHTERHOUSES;
+  const epoch = new Date(spec.epoch).toISOString();
+  let cumulative = 0;
+  const pathCase = PATHS.map(([p, share]) => `when x < ${(cumulative += share).toFixed(3)} then '${p}'`).join(' ');
+  await em.execute('set local jit = off');
+  await em.execute('set local max_parallel_workers_per_gather = 0'); // random() in a worker ignores the seed
+  // The rows are consistent by construction: foreign keys are not checked row by row (5,000,000 stays).
+  await em.execute('set local session_replication_role = replica');
+  await em.execute('select setseed(0.42)');
+  await em.execute(
+    `create unlogged table bench_est as
+       select g, id, region, kind, (row_number() over (partition by region, kind order by g) - 1)::int as kx,
+              case kind when 'F' then 4 when 'A' then 1 when 'S' then 1
+                        else case when row_number() over (partition by region, kind order by g) <= count(*) over (partition by region, kind) / 10 then 4 + floor(random() * 5)::int
+                                  else 1 + floor(random() * 4)::int end end as nunits
+         from (select g, gen_random_uuid() as id, (g - 1) % ${regions} as region,
+                      case when (g - 1) / ${regions} < ${AUCTIONS} then 'A' when (g - 1) / ${regions} < ${AUCTIONS + FEEDLOTS} then 'F'
+                           when (g - 1) / ${regions} < ${hubs} then 'S' when ((g - 1) / ${regions}) % 20 < 11 then 'B' else 'R' end as kind
+                 from generate_series(1, ${regions * perRegion}) g) e`,
+  );
+  await em.execute('create unlogged table bench_kind as select region, kind, count(*)::int as n from bench_est group by region, kind');
+  await em.execute(
+    `insert into establishment (id, organization_id, county_id, str_name, str_type, str_socioenvironmental_status)
+     select id, ?, ?, 'Est ' || lpad(g::text, 6, '0'),
+            case kind when 'A' then 'AUCTION' when 'F' then 'FEEDLOT' when 'S' then 'SLAUGHTERHOUSE' else 'FARM' end,
+            case when g % 97 = 0 then 'NON_COMPLIANT' else 'COMPLIANT' end
+       from bench_est`,
+    [spec.organizationId, spec.countyId],
+  );
+  await em.execute(
+    `create unlogged table bench_unit as
+       select e.id as establishment_id, e.g, e.region, e.kind, e.kx, u, gen_random_uuid() as id
+         from bench_est e cross join lateral generate_series(0, e.nunits - 1) u`,
+  );
+  await em.execute(
+    `insert into control_unit (id, establishment_id, str_code, str_name, str_type, str_predominant_phase)
+     select id, establishment_id, 'TR-' || lpad(g::text, 6, '0') || '-' || u, case kind when 'F' then 'Baia ' when 'B' then 'Pasto ' when 'R' then 'Pasto ' else 'Curral ' end || (u + 1),
+            case kind when 'S' then 'SLAUGHTER' when 'A' then 'EVENT' else 'PRODUCTION' end,
+            case kind when 'B' then 'BREEDING' when 'R' then 'REARING' when 'F' then 'FATTENING' end
+       from bench_unit`,
+  );
+  // Each animal: its region, its path, its birth (spread so the herd is steady over the horizon).
+  await em.execute(
+    `create unlogged table bench_animal as
+       select n, gen_random_uuid() as id, floor(random() * ${regions})::int as region, -700 + random() * ${spec.horizon + 700} as born,
+              (select case ${pathCase} else 'BRS' end from (select random() as x offset 0) r where n > 0) as path
+         from generate_series(1, ${spec.animals}) n`,
+  );
+  // Each stage of the path at an establishment of its kind (in the animal's region but for 8% of
+  // moves), farms picked with a skew (random()²: big holdings), a breeding or rearing stage split
+  // into 1–4 stays at consecutive units when the farm has more than one (pasture rotation). The
+  // random choices are stored before they are joined (a join would evaluate random() again).
+  await em.execute(
+    `create unlogged table bench_pick as
+       select a.n, a.id as animal_id, k, substr(a.path, k, 1) as kind, a.born,
+              case when k > 1 and random() < 0.08 then floor(random() * ${regions})::int else a.region end as region,
+              power(random(), case when substr(a.path, k, 1) in ('B', 'R') then 2 else 1 end) as pick,
+              case substr(a.path, k, 1)
+                when 'B' then case when k = 1 then 180 + random() * 120 else 100000 end
+                when 'R' then 200 + random() * 300
+                when 'A' then 0.5 + random() * 1.5
+                when 'F' then 90 + random() * 40
+                else 0.3 + random() * 0.4 end as days
+         from bench_animal a cross join lateral generate_series(1, length(a.path)) k`,
+  );
+  await em.execute('analyze bench_kind');
+  await em.execute('analyze bench_est');
+  await em.execute(
+    `create unlogged table bench_stage as
+       select p.*, e.id as establishment_id, e.nunits, e.g,
+              case when p.kind in ('B', 'R') then least(e.nunits, 1 + floor(random() * 4)::int) else 1 end as parts,
+              floor(random() * e.nunits)::int as u0
+         from bench_pick p join bench_kind c on c.region = p.region and c.kind = p.kind
+         join bench_est e on e.region = p.region and e.kind = p.kind and e.kx = floor(c.n * p.pick)::int`,
+  );
+  // The stays: a stage's parts in turn, half a day to a day in transit between establishments.
+  await em.execute(
+    `create unlogged table bench_leg as
+       select l.*, l.born + coalesce(sum(l.span) over (partition by l.n order by l.k, l.part rows between unbounded preceding and 1 preceding), 0) as t_from
+         from (select s.n, s.animal_id, s.k, s.kind, s.born, s.establishment_id, s.g, part, s.parts,
+                      (s.u0 + part) % s.nunits as u, s.days / s.parts as days,
+                      s.days / s.parts + case when part = s.parts - 1 then 0.5 + random() * 0.5 else 0 end as span
+                 from bench_stage s cross join lateral generate_series(0, s.parts - 1) part) l`,
+  );
+  await em.execute(`delete from bench_leg where t_from >= ${spec.horizon}`);
+  await em.execute('create index on bench_leg (n, k desc, part desc)');
+  await em.execute(
+    `create unlogged table bench_last as
+       select distinct on (l.n) l.n, l.animal_id, l.kind, l.born, u.id as unit_id, l.t_from + l.days as t_end, l.t_from + l.days < ${spec.horizon} as ended
+         from bench_leg l join bench_unit u on u.g = l.g and u.u = l.u order by l.n, l.k desc, l.part desc`,
+  );
+  // Bulk loading: the indexes of the two big tables are built after their rows, not row by row.
+  const indexes = (await em.execute(
+    `select indexname as name, indexdef as def from pg_indexes where schemaname = current_schema() and tablename in ('animal', 'animal_stay') and indexname not like '%_pkey'`,
+  )) as { name: string; def: string }[];
+  for (const index of indexes) await em.execute(`drop index ${index.name}`);
+  await em.execute(
+    `insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at, str_status, ts_ended_at)
+     select l.animal_id, 'BOVINE', case when l.n % 2 = 0 then 'MALE' else 'FEMALE' end, l.unit_id, ?::timestamptz + l.born * interval '1 day',
+            case when l.kind = 'S' then 'SLAUGHTERED' when l.ended then 'IN_TRANSIT' else 'ACTIVE' end,
+            case when l.kind = 'S' then ?::timestamptz + l.t_end * interval '1 day' end
+       from bench_last l`,
+    [epoch, epoch],
+  );
+  // A stay is open when the animal is still there at the horizon (or it is a breeding female's last).
+  await em.execute(
+    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to)
+     select l.animal_id, u.id, u.establishment_id, ?::timestamptz + l.t_from * interval '1 day',
+            case when l.t_from + l.days >= ${spec.horizon} and l.kind <> 'S' then null else ?::timestamptz + (l.t_from + l.days) * interval '1 day' end
+       from bench_leg l join bench_unit u on u.g = l.g and u.u = l.u`,
+    [epoch, epoch],
+  );
+  await em.execute('set local maintenance_work_mem = \'256MB\'');
+  for (const index of indexes) await em.execute(index.def);
+  return { regions };
+}
+
+/** The scratch tables the generation leaves, for the bench to pick its questions from and then drop. */
+export const TRACE_SCRATCH = ['bench_est', 'bench_kind', 'bench_unit', 'bench_animal', 'bench_pick', 'bench_stage', 'bench_leg', 'bench_last'];
+
+interface Execute {
+  execute: (sql: string, params?: unknown[]) => Promise<unknown>;
+}
+
+/** The entity manager's execute, each statement's time printed with BENCH_TRACE_VERBOSE=1. */
+function timed(em: EntityManager): Execute {
+  return {
+    execute: async (sql, params) => {
+      const t = performance.now();
+      const out = await em.execute(sql, params);
+      if (process.env.BENCH_TRACE_VERBOSE === '1') console.log(`    ${((performance.now() - t) / 1000).toFixed(1)} s  ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
+      return out;
+    },
+  };
+}
