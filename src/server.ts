@@ -51,6 +51,8 @@ export interface Service {
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 const BODY_LIMIT = '1mb';
+/** Longer than a client's or a proxy's idle keep-alive limit (ALB: 60 s; undici: 4 s). */
+const KEEP_ALIVE_MS = 65_000;
 
 /** `clock`: the core's time (src/shared/clock.ts); tests pass one they hold. */
 export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL), clock: Clock = systemClock): Promise<Service> {
@@ -277,6 +279,11 @@ export async function createService(config: Config, log: Logger = createLogger(c
     listen(port = config.PORT) {
       return new Promise((resolve) => {
         server = app.listen(port, config.HOST, () => resolve(server!));
+        // An idle keep-alive connection is closed by the client (or the proxy in front: 60 s is the
+        // usual idle limit) before the server: with Node's 5 s the server could close a connection
+        // the instant a client sent on it, and that request met ECONNRESET.
+        server.keepAliveTimeout = KEEP_ALIVE_MS;
+        server.headersTimeout = KEEP_ALIVE_MS + 1000;
         server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
       });
     },
