@@ -275,3 +275,24 @@ describe('graceful shutdown', () => {
     await expect(fetch(`${url}/health`)).rejects.toThrow();
   });
 });
+
+test('an idle keep-alive connection is still open after 6 s: the client (or a proxy) closes it first, never the server as a request arrives', async () => {
+  const { hostname, port } = new URL(app.url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  const answers = () => received.match(/HTTP\/1\.1 200 OK\r\n/g)?.length ?? 0;
+  const until = async (n: number) => {
+    for (let i = 0; i < 100 && answers() < n; i++) await new Promise((r) => setTimeout(r, 50));
+  };
+  const ask = () => socket.write(`GET /health HTTP/1.1\r\nHost: ${hostname}\r\nConnection: keep-alive\r\n\r\n`);
+  ask();
+  await until(1);
+  // Node's own default would have closed it after 5 s.
+  await new Promise((r) => setTimeout(r, 6000));
+  ask();
+  await until(2);
+  expect(answers()).toBe(2);
+  socket.destroy();
+}, 20_000);
