@@ -91,6 +91,7 @@ describe('/metrics', () => {
     }
   });
 
+  // Two more services, each migrating a fresh database: on PGlite under load that alone passes the default 60 s.
   test('METRICS_TOKEN puts /metrics behind a bearer token; METRICS_ENABLED=false removes it', async () => {
     const guarded = await startApp({ METRICS_TOKEN: TOKEN });
     const off = await startApp({ METRICS_ENABLED: 'false' });
@@ -109,5 +110,5 @@ describe('/metrics', () => {
       await guarded.close();
       await off.close();
     }
-  });
+  }, 240_000);
 });
