@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { pgDb, type Db, type Query } from '../src/db/sql.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { makeUser, member } from './helpers/factories.js';
 import { makeUnit, stockAnimals } from './helpers/tags.js';
@@ -90,5 +92,57 @@ describe('statements per read request', () => {
     // Past the last page: the count comes alone.
     const past = await app.call('GET', '/api/animals?int_current_page=3&int_max_results=5', { token: owner.access });
     expect(past.body).toMatchObject({ data: [], meta: { int_current_page: 3, int_total_results: 6, int_total_pages: 2 } });
+  });
+
+  test('a page statement is one text for every caller and first page: the page size written in, the offset bound past page one', async () => {
+    const [a, b] = [await herd(1, 3), await herd(1, 2)];
+    const seen: Query[] = [];
+    const recording: Db = {
+      rows: (q) => (seen.push(q), app.service.db.rows(q)),
+      tuples: (q) => (seen.push(q), app.service.db.tuples(q)),
+    };
+    const include = { current_tag: { last_control_unit: { establishment: { county: {} } } } };
+    const pageOf = async (token: string, page: number) => {
+      const actor = await app.service.core.auth.authenticate(app.service.db, token);
+      seen.length = 0;
+      const result = await app.service.core.animals.page(recording, actor, {}, { int_max_results: 4, int_current_page: page }, { count: false, include });
+      expect(seen).toHaveLength(1);
+      return { rows: result.data.length, query: seen[0]! };
+    };
+    const [a1, b1, a2] = [await pageOf(a.owner.access, 1), await pageOf(b.owner.access, 1), await pageOf(a.owner.access, 2)];
+    expect([a1.rows, b1.rows, a2.rows]).toEqual([4, 4, 2]);
+    // Bound as a parameter, a page size made PostgreSQL plan every call afresh: it estimates a
+    // parameter limit as a tenth of the table, so the statement's generic plan never won.
+    expect(a1.query.sql).toMatch(/ limit 4(?! offset)/);
+    expect(a1.query.params).not.toContain(4);
+    expect(b1.query.sql).toBe(a1.query.sql);
+    expect(a2.query.sql).toMatch(/ limit 4 offset \?/);
+    expect(a2.query.params).toContain(4); // the offset of page 2
+  });
+
+  // Prepared statements and their plan counters are PostgreSQL's (PGlite runs each query unnamed).
+  const onPostgres = process.env.DATABASE_URL ? test : test.skip;
+  onPostgres('PostgreSQL settles on the page statement\'s generic plan instead of planning every call', async () => {
+    const { owner } = await herd(2, 5);
+    // One connection, so that its prepared statements are the ones the view below shows.
+    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+    try {
+      const db = pgDb(pool);
+      const actor = await app.service.core.auth.authenticate(db, owner.access);
+      const include = { current_tag: { last_control_unit: { establishment: { county: {} } } } };
+      for (let i = 0; i < 12; i++) {
+        const page = await app.service.core.animals.page(db, actor, {}, { int_max_results: 50 }, { count: false, include });
+        expect(page.data).toHaveLength(20);
+      }
+      const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
+        `select generic_plans, custom_plans from pg_prepared_statements where statement like '%from animal a where%' and statement like '%left join lateral%'`,
+      );
+      expect(rows).toHaveLength(1);
+      // PostgreSQL tries 5 custom plans, then keeps the generic one when it costs no more.
+      expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5);
+      expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(7);
+    } finally {
+      await pool.end();
+    }
   });
 });

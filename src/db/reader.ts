@@ -176,8 +176,14 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
   params.push(...spec.where.params);
   if (spec.orderBy) inner += ` order by ${spec.orderBy(a)}`;
   if (spec.limit !== undefined) {
-    inner += ' limit ? offset ?';
-    params.push(spec.limit, spec.offset ?? 0);
+    // The page size is written into the text, and a first page's offset left out: PostgreSQL plans a
+    // parameter there as a tenth of the table, so the statement's generic plan never wins and every
+    // call is planned again (2 of the nested page's 3.3 ms). Later pages keep a bound offset.
+    inner += ` limit ${pageLimit(spec.limit)}`;
+    if (spec.offset) {
+      inner += ' offset ?';
+      params.push(spec.offset);
+    }
   }
   params.push(...lateralParams);
   const sql = `select ${select.join(', ')} from (${inner}) _r0 ${laterals.join(' ')}${spec.orderBy ? ` order by ${spec.orderBy('_r0')}` : ''}`;
@@ -259,4 +265,10 @@ export function groupedBy<T>(keys: readonly string[], rows: T[], key: (row: T) =
     else map.set(key(r), [r]);
   }
   return keys.map((k) => map.get(k) ?? []);
+}
+
+/** A page size as SQL text: only a whole number reaches a statement's text. */
+function pageLimit(limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`page size must be a whole number, not ${limit}`);
+  return String(limit);
 }
