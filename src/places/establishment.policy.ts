@@ -91,7 +91,18 @@ export const establishmentPolicy = {
 /** Control units are seen and changed through their establishment. SQL condition on alias "cu". */
 export const controlUnitPolicy = {
   scope(actor: Actor): Scope {
-    return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES');
+    const own = actor.isAdmin ? null : ownEstablishments(actor, 'oe');
+    if (!own) return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES');
+    // The unit's row names its establishment: the organization's part reads the establishments'
+    // index, where unitIn's form would hash every control unit of the table to find the caller's.
+    const invited = grantedUnitIds(actor, 'PLACES');
+    const ownEstablishmentIds = `select oe.id from establishment oe where ${own.sql}`;
+    const params = [...own.params, ...invited.params];
+    return {
+      sql: `(cu.establishment_id in (${ownEstablishmentIds}) or cu.id in (${invited.sql}))`,
+      params,
+      counting: { sql: `(cu.establishment_id = any(array(${ownEstablishmentIds})) or cu.id = any(array(${invited.sql})))`, params },
+    };
   },
 
   /**

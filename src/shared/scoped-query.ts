@@ -31,25 +31,6 @@ export async function findVisible<T extends object>(em: EntityManager, entity: E
   return rows[0] ? em.map(entity, rows[0] as never) : null;
 }
 
-/** A page of what the scope lets the caller see, filtered as CONTRACT.md's search bodies say: two statements. */
-export async function searchVisible<T extends object>(
-  em: EntityManager,
-  entity: EntityName<T>,
-  table: string,
-  scope: Scope,
-  spec: SearchSpec,
-  filters: Record<string, unknown> | null | undefined,
-  pageInput: PageInput | null | undefined,
-): Promise<Paged<T>> {
-  const page = toPage(pageInput);
-  const q = buildSearch(spec, filters ?? {});
-  const where = `${scope.sql} and ${q.where}`;
-  const params = [...scope.params, ...q.params];
-  const count = await em.execute<{ n: number }[]>(`select count(*)::int as n from ${table} where ${where}`, params);
-  const rows = await em.execute<Record<string, unknown>[]>(`select ${spec.alias}.* from ${table} where ${where} order by ${q.orderBy} limit ? offset ?`, [...params, page.size, page.offset]);
-  return paged(rows.map((r) => em.map(entity, r as never)), count[0]!.n, page);
-}
-
 /** `"user" u` → `u` */
 const scopeAlias = (table: string): string => table.trim().split(/\s+/).pop()!;
 
