@@ -100,4 +100,14 @@ describe('docker-compose.yml', () => {
     expect(secret.length).toBeGreaterThanOrEqual(32);
     expect(app.ports).toContain('4000:4000');
   });
+
+  test("attachments outlive the container: the service's DATA_DIR on a named volume", () => {
+    const app = compose.services.app!;
+    const dataDir = /ENV[^\n]*DATA_DIR=(\S+)/.exec(dockerfile.replace(/\\\n/g, ' '))?.[1];
+    expect(dataDir).toBe('/app/data');
+    const mount = app.volumes?.find((v) => v.split(':')[1] === dataDir);
+    expect(mount).toBeDefined();
+    expect(Object.keys(compose.volumes)).toContain(mount!.split(':')[0]);
+    expect(app.environment?.ATTACHMENTS_DIR).toBeUndefined(); // so it stays <DATA_DIR>/attachments
+  });
 });
