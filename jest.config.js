@@ -50,7 +50,8 @@ export default {
     ],
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
-  // Hooks included: a service on in-memory PGlite runs every migration at start (about 15 s quiet, past
-  // 60 s on a loaded 2-core machine), so a run that may be on PGlite waits longer.
+  // Hooks included: a service on in-memory PGlite starts slower (the first of a run migrates, about 15 s
+  // quiet and past 60 s on a loaded 2-core machine; the others start from its image), so a run that may
+  // be on PGlite waits longer.
   testTimeout: process.env.TEST_DATABASE === 'pglite' || !process.env.DATABASE_URL ? 180000 : 60000,
 };

@@ -35,6 +35,8 @@ const schema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./data'),
+  /** With DATA_DIR :memory:, a PGlite data directory image (`dumpDataDir`'s tarball) the database starts from; migrations still run on top. */
+  PGLITE_IMAGE: z.string().optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -134,6 +136,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('Invalid configuration:\n  GRAPHQL_IDE: needs GRAPHQL_INTROSPECTION (the IDE reads the schema by introspection)');
   }
   const inMemory = c.DATA_DIR === ':memory:' || c.DATA_DIR === 'memory://';
+  if (c.PGLITE_IMAGE && (c.DATABASE_URL || !inMemory)) {
+    throw new ConfigError('Invalid configuration:\n  PGLITE_IMAGE: only an in-memory PGlite (DATA_DIR=:memory:, no DATABASE_URL) starts from an image');
+  }
   // Outside production a missing secret gets a random one: tokens then die with the process.
   const jwtSecret = c.JWT_SECRET ?? randomBytes(32).toString('hex');
   return {

@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { PGlite } from '@electric-sql/pglite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -92,6 +94,12 @@ describe('loadConfig', () => {
   test('DATA_DIR :memory: keeps PGlite in memory', () => {
     expect(loadConfig({ DATA_DIR: ':memory:' }).inMemory).toBe(true);
   });
+
+  test('PGLITE_IMAGE only for an in-memory PGlite', () => {
+    expect(loadConfig({ DATA_DIR: ':memory:', PGLITE_IMAGE: '/tmp/image.tar' }).PGLITE_IMAGE).toBe('/tmp/image.tar');
+    expect(configError({ DATA_DIR: ':memory:', PGLITE_IMAGE: '/tmp/image.tar', DATABASE_URL: 'postgres://127.0.0.1/x' }).message).toMatch(/\bPGLITE_IMAGE\b/);
+    expect(configError({ DATA_DIR: './data', PGLITE_IMAGE: '/tmp/image.tar' }).message).toMatch(/\bPGLITE_IMAGE\b/);
+  });
 });
 
 describe('first start', () => {
@@ -125,6 +133,28 @@ describe('first start', () => {
       }
     } finally {
       await app.close();
+    }
+  });
+
+  // The image is PGlite's own data directory: nothing to dump on PostgreSQL.
+  (process.env.DATABASE_URL ? test.skip : test)("PGlite in memory from PGLITE_IMAGE: the image's data, every migration recorded", async () => {
+    const marked = await makeUser(existing);
+    const pglite = (await existing.service.orm.em.getConnection().getNativeClient()) as unknown as PGlite;
+    const file = join(tmpdir(), `image-${randomUUID()}.tar`);
+    writeFileSync(file, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
+    try {
+      const app = await startApp({ PGLITE_IMAGE: file });
+      try {
+        const em = app.service.orm.em.fork();
+        expect(await em.count(User, { id: marked.user.id })).toBe(1);
+        expect(await app.service.orm.migrator.getPending()).toEqual([]);
+        const login = await app.call('POST', '/api/login', { body: { str_email: marked.email, str_password: marked.password } });
+        expect(login.status).toBe(200);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      rmSync(file, { force: true });
     }
   });
 

@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { createService, type Service } from '../../src/server.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { recordExamples, type Examples } from '../../rest/examples.js';
@@ -19,6 +24,31 @@ function saveExamples(recorded: Examples): void {
   const known: Examples = existsSync(recordTo) ? JSON.parse(readFileSync(recordTo, 'utf8')) : {};
   const all = { ...recorded, ...known };
   writeFileSync(recordTo, `${JSON.stringify(Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]])), null, 1)}\n`);
+}
+
+/**
+ * On PGlite every service would run all migrations on a fresh in-memory database (10-15 s each,
+ * dozens of services a run): the first migrated database is dumped, right after its start and
+ * before any test writes, to an image named after the migrations' sources and PGlite's version, and every later service
+ * starts from it (PGLITE_IMAGE; migrations then find nothing to do).
+ */
+const MIGRATIONS = new URL('../../src/db/migrations/', import.meta.url);
+const migratedImage = (() => {
+  // Named after the PGlite MikroORM runs, too: another version may not read this one's data directory.
+  const pglite = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/pglite')).resolve('@electric-sql/pglite');
+  const pgliteVersion = (JSON.parse(readFileSync(join(pglite, '../../package.json'), 'utf8')) as { version: string }).version;
+  const hash = createHash('sha256').update(pgliteVersion);
+  for (const file of readdirSync(MIGRATIONS).sort()) hash.update(file).update(readFileSync(new URL(file, MIGRATIONS)));
+  return join(tmpdir(), `livestock-pglite-${hash.digest('hex').slice(0, 16)}.tar`);
+})();
+
+async function keepImage(service: Service): Promise<void> {
+  const pglite = (await service.orm.em.getConnection().getNativeClient()) as unknown as PGlite;
+  const image = await pglite.dumpDataDir('none');
+  // Written aside and renamed: a reader never sees half an image.
+  const partial = `${migratedImage}.${process.pid}.partial`;
+  writeFileSync(partial, Buffer.from(await image.arrayBuffer()));
+  renameSync(partial, migratedImage);
 }
 
 export interface Reply<T = any> {
@@ -72,7 +102,11 @@ export async function startApp(env: Record<string, string> = {}, clock?: Clock):
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     ...env,
   });
-  const service = await createService(config, undefined, clock);
+  // An image only where the service would start from an empty database it migrates itself.
+  const fresh = !config.DATABASE_URL && config.inMemory && !env.PGLITE_IMAGE && !config.ADMIN_EMAIL;
+  const imaged = fresh && existsSync(migratedImage);
+  const service = await createService(imaged ? { ...config, PGLITE_IMAGE: migratedImage } : config, undefined, clock);
+  if (fresh && !imaged) await keepImage(service);
   const recorded: Examples = {};
   if (recordTo) service.app.middleware.unshift(recordExamples(recorded));
   const server = await service.listen(0);
