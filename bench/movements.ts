@@ -11,7 +11,8 @@
  * and on the way the batches of reads (500 on an egress, 1,000 on an ingress) and the create.
  * Prints a table: median, min–max, SQL statements per request.
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:movements
- * (BENCH_TRACE=1 prints each statement of the ingress finishes with its time; BENCH_PROFILE=<dir> writes a CPU
+ * (BENCH_WITHOUT_FKS=1 drops the foreign keys a finish checks row by row, an experiment;
+ * BENCH_TRACE=1 prints each statement of the ingress finishes with its time; BENCH_PROFILE=<dir> writes a CPU
  * profile of each ingress finish there; BENCH_KEEP_DATABASE=1.)
  */
 import 'reflect-metadata';
@@ -139,6 +140,20 @@ async function herd(service: Service, units: { unitId: string; n: number }[]): P
     `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from)
      select a.id, a.last_control_unit_id, cu.establishment_id, a.ts_identified_at from animal a join control_unit cu on cu.id = a.last_control_unit_id`,
   );
+  // BENCH_WITHOUT_FKS=1 (an experiment, issue 10): the foreign keys a finish checks row by row
+  // dropped (the stay's five, the animal's and the tag's unit), to show what those checks cost.
+  if (process.env.BENCH_WITHOUT_FKS === '1') {
+    for (const [table, fk] of [
+      ['animal_stay', 'animal_stay_control_unit_id_fkey'],
+      ['animal_stay', 'animal_stay_establishment_id_fkey'],
+      ['animal_stay', 'animal_stay_animals_ingress_id_fkey'],
+      ['animal_stay', 'animal_stay_animals_egress_id_fkey'],
+      ['animal_stay', 'animal_stay_animal_id_fkey'],
+      ['animal', 'animal_last_control_unit_id_fkey'],
+      ['tag', 'tag_last_control_unit_id_fkey'],
+    ]) await em.execute(`alter table ${table} drop constraint ${fk}`);
+    console.log('  BENCH_WITHOUT_FKS: 7 foreign keys dropped (the stay\'s, the animal\'s and the tag\'s unit)');
+  }
   await em.execute('analyze');
 }
 
