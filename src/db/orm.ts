@@ -52,11 +52,20 @@ function withFastLiterals(orm: Orm): Orm {
   return orm;
 }
 
+/**
+ * The service's sessions run with jit off: its statements are short, and where a plan's estimated
+ * cost passed jit_above_cost (a trace's walk) compiling took longer than running (0.9 of 2.2 s).
+ * Options the URL carries (`?options=-c ...`) are kept, and a jit setting of theirs wins.
+ */
+export function sessionOptions(databaseUrl: string): string {
+  const given = new URL(databaseUrl).searchParams.get('options')?.trim() ?? '';
+  if (/(^|\s)(-c\s*|--)jit=/.test(given)) return given;
+  return given ? `${given} -c jit=off` : '-c jit=off';
+}
+
 export async function openOrm(config: Config): Promise<Orm> {
   if (config.DATABASE_URL) {
-    // jit off for the service's sessions: its statements are short, and where a plan's estimated cost
-    // passed jit_above_cost (a trace's walk) compiling took longer than running (0.9 of 2.2 s).
-    return withFastLiterals((await PgORM.init({ ...common(), clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX }, driverOptions: { options: '-c jit=off' } })) as Orm);
+    return withFastLiterals((await PgORM.init({ ...common(), clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX }, driverOptions: { options: sessionOptions(config.DATABASE_URL) } })) as Orm);
   }
   let dataDir: string | undefined;
   if (!config.inMemory) {
