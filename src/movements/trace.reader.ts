@@ -10,8 +10,8 @@ export interface TraceQuestion {
   to: Date;
   direction: TraceDirection;
   maxHops: number | null;
-  /** The units whose stays the caller may see (SQL on a unit id column, `?` for the column is not used: a function of it). */
-  visibleUnit: (column: string) => Scope;
+  /** The units whose stays the caller may see: SQL on a unit id column (and, when the row has one, the column naming that unit's establishment). */
+  visibleUnit: (column: string, establishmentColumn?: string) => Scope;
 }
 
 /** A traced animal: how it was reached (the seed, or a contact with an animal at a unit at a time) and its hops from the seed. */
@@ -81,8 +81,8 @@ const RUN_KEPT = '10 minutes';
  */
 export async function traceRun(db: Db, q: TraceQuestion, id: string): Promise<TraceRun> {
   const reached = reachedSql(q);
-  const stayVisible = q.visibleUnit('vs.control_unit_id');
-  const establishmentVisible = q.visibleUnit('vu.id');
+  const stayVisible = q.visibleUnit('vs.control_unit_id', 'vs.establishment_id');
+  const establishmentVisible = q.visibleUnit('vu.id', 'vu.establishment_id');
   const [run] = await db.rows<{ int_total: number; establishments: TracedEstablishmentRow[] }>({
     sql: `with old as (delete from trace_run where ts_created_at < now() - interval '${RUN_KEPT}' returning id),
       old_answers as (delete from trace_answer where run_id in (select id from old)),
@@ -116,9 +116,9 @@ export async function traceRunPage(db: Db, runId: string, limit: number, offset:
 }
 
 /** The whole path of each traced animal, oldest stay first, only at units the caller sees: one statement. */
-export async function tracedStays(db: Db, animalIds: readonly string[], visibleUnit: (column: string) => Scope): Promise<TracedStayRow[]> {
+export async function tracedStays(db: Db, animalIds: readonly string[], visibleUnit: TraceQuestion['visibleUnit']): Promise<TracedStayRow[]> {
   if (!animalIds.length) return [];
-  const visible = visibleUnit('s.control_unit_id');
+  const visible = visibleUnit('s.control_unit_id', 's.establishment_id');
   return db.rows<TracedStayRow>({
     sql: `select s.animal_id, s.control_unit_id, cu.str_code as str_control_unit_code, s.establishment_id, e.str_name as str_establishment_name, s.ts_from, s.ts_to,
                  s.animals_ingress_id, s.animals_egress_id, ae.gta_id, g.str_code as str_gta_code

@@ -49,7 +49,7 @@ export class TraceService {
     }
     const { seed, from, to, direction, maxHops } = await this.question(db, actor, input);
     const page = toPage(pageInput, MAX_TRACE_PAGE);
-    const visibleUnit = (column: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS');
+    const visibleUnit = (column: string, establishmentColumn?: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', establishmentColumn);
     const run = await this.run(db, { seed, from, to, direction, maxHops, visibleUnit });
     const rows = run.total > page.offset ? await traceRunPage(db, run.id, page.size, page.offset) : [];
     const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(db, rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
@@ -99,6 +99,6 @@ function visibility(actor: Actor, field: 'establishment_id' | 'control_unit_id' 
     const scope = controlUnitPolicy.scope(actor);
     return { sql: `select count(*)::int as n from control_unit cu where cu.id = ? and ${scope.sql}`, params: [id, ...scope.params] };
   }
-  const scope = controlUnitPolicy.unitIn(actor, 'vs.control_unit_id', 'MOVEMENTS');
+  const scope = controlUnitPolicy.unitIn(actor, 'vs.control_unit_id', 'MOVEMENTS', 'vs.establishment_id');
   return { sql: `select count(*)::int as n from (select 1 from animal_stay vs where vs.animal_id = ? and ${scope.sql} limit 1) x`, params: [id, ...scope.params] };
 }

@@ -91,26 +91,16 @@ export const establishmentPolicy = {
 /** Control units are seen and changed through their establishment. SQL condition on alias "cu". */
 export const controlUnitPolicy = {
   scope(actor: Actor): Scope {
-    const own = actor.isAdmin ? null : ownEstablishments(actor, 'oe');
-    if (!own) return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES');
-    // The unit's row names its establishment: the organization's part reads the establishments'
-    // index, where unitIn's form would hash every control unit of the table to find the caller's.
-    const invited = grantedUnitIds(actor, 'PLACES');
-    const ownEstablishmentIds = `select oe.id from establishment oe where ${own.sql}`;
-    const params = [...own.params, ...invited.params];
-    return {
-      sql: `(cu.establishment_id in (${ownEstablishmentIds}) or cu.id in (${invited.sql}))`,
-      params,
-      counting: { sql: `(cu.establishment_id = any(array(${ownEstablishmentIds})) or cu.id = any(array(${invited.sql})))`, params },
-    };
+    return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES', 'cu.establishment_id');
   },
 
   /**
    * SQL condition: the unit in `column` (e.g. `a.last_control_unit_id`) is one whose `data` the
    * caller reads: a unit of its organization or federative unit, the one unit an accepted invite
    * names (not its siblings), or a unit an active sharing opens for that data.
+   * `establishmentColumn`: the same row's column naming that unit's establishment, when it has one.
    */
-  unitIn(actor: Actor, column: string, data: SharedData): Scope {
+  unitIn(actor: Actor, column: string, data: SharedData, establishmentColumn?: string): Scope {
     if (actor.isAdmin) return ALL;
     const own = ownEstablishments(actor, 'oe');
     const invited = grantedUnitIds(actor, data);
@@ -121,8 +111,19 @@ export const controlUnitPolicy = {
     // the unit's index (animal_unit_filters, tag_unit...) for those units alone, where the filter
     // form above would scan the whole table.
     if (!own) return { sql: invitedSql, params: invited.params, counting: { sql: `${column} = any(array(${invited.sql}))`, params: invited.params } };
-    const ownUnits = `select ocu.id from control_unit ocu join establishment oe on oe.id = ocu.establishment_id where ${own.sql}`;
     const params = [...own.params, ...invited.params];
+    if (establishmentColumn) {
+      // The row names its unit's establishment (a unit, a stay; a unit never changes establishment):
+      // the caller's part is read from the establishments' index, not by hashing every control unit
+      // of its establishments (an authority's federative unit holds tens of thousands).
+      const ownEstablishmentIds = `select oe.id from establishment oe where ${own.sql}`;
+      return {
+        sql: `(${establishmentColumn} in (${ownEstablishmentIds}) or ${invitedSql})`,
+        params,
+        counting: { sql: `(${establishmentColumn} = any(array(${ownEstablishmentIds})) or ${column} = any(array(${invited.sql})))`, params },
+      };
+    }
+    const ownUnits = `select ocu.id from control_unit ocu join establishment oe on oe.id = ocu.establishment_id where ${own.sql}`;
     return {
       sql: `(${column} in (${ownUnits}) or ${invitedSql})`,
       params,
