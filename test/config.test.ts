@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { PGlite } from '@electric-sql/pglite';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { User } from '../src/identity/user.entity.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { dumpImage, startApp, type TestApp } from './helpers/app.js';
 import { email, makeUser } from './helpers/factories.js';
 
 const SECRET = 'a-secret-that-is-long-enough-0123456789';
@@ -139,9 +138,8 @@ describe('first start', () => {
   // The image is PGlite's own data directory: nothing to dump on PostgreSQL.
   (process.env.DATABASE_URL ? test.skip : test)("PGlite in memory from PGLITE_IMAGE: the image's data, every migration recorded", async () => {
     const marked = await makeUser(existing);
-    const pglite = (await existing.service.orm.em.getConnection().getNativeClient()) as unknown as PGlite;
     const file = join(tmpdir(), `image-${randomUUID()}.tar`);
-    writeFileSync(file, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
+    await dumpImage(existing.service, file);
     try {
       const app = await startApp({ PGLITE_IMAGE: file });
       try {

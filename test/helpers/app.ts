@@ -42,13 +42,13 @@ const migratedImage = (() => {
   return join(tmpdir(), `livestock-pglite-${hash.digest('hex').slice(0, 16)}.tar`);
 })();
 
-async function keepImage(service: Service): Promise<void> {
+/** A PGlite service's database as an image PGLITE_IMAGE reads, written aside and renamed: a reader never sees half an image. */
+export async function dumpImage(service: Service, path: string): Promise<void> {
   const pglite = (await service.orm.em.getConnection().getNativeClient()) as unknown as PGlite;
   const image = await pglite.dumpDataDir('none');
-  // Written aside and renamed: a reader never sees half an image.
-  const partial = `${migratedImage}.${process.pid}.partial`;
+  const partial = `${path}.${process.pid}.partial`;
   writeFileSync(partial, Buffer.from(await image.arrayBuffer()));
-  renameSync(partial, migratedImage);
+  renameSync(partial, path);
 }
 
 export interface Reply<T = any> {
@@ -106,7 +106,7 @@ export async function startApp(env: Record<string, string> = {}, clock?: Clock):
   const fresh = !config.DATABASE_URL && config.inMemory && !env.PGLITE_IMAGE && !config.ADMIN_EMAIL;
   const imaged = fresh && existsSync(migratedImage);
   const service = await createService(imaged ? { ...config, PGLITE_IMAGE: migratedImage } : config, undefined, clock);
-  if (fresh && !imaged) await keepImage(service);
+  if (fresh && !imaged) await dumpImage(service, migratedImage);
   const recorded: Examples = {};
   if (recordTo) service.app.middleware.unshift(recordExamples(recorded));
   const server = await service.listen(0);
