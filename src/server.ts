@@ -28,6 +28,7 @@ import { browserPages } from './http/browser-pages.js';
 import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
+import { loadCountiesIfEmpty } from './places/county.autoload.js';
 import type { Actor } from './identity/actor.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { DomainError } from './shared/errors.js';
@@ -58,6 +59,7 @@ const KEEP_ALIVE_MS = 65_000;
 export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL), clock: Clock = systemClock): Promise<Service> {
   const orm = await openOrm(config);
   await migrate(orm);
+  await loadCountiesIfEmpty(orm.em.fork(), log);
   const db = await openDb(orm, config);
   const pool = await sharedPool(orm, config);
   const core = createCore(config, log, pool, clock);

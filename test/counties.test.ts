@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { startApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { CountyImportError, importCountyFiles } from '../src/places/county.import.js';
+import { loadCountiesIfEmpty, shippedCountyFiles } from '../src/places/county.autoload.js';
+import { loadConfig } from '../src/config.js';
+import { migrate, openOrm } from '../src/db/orm.js';
+import { createLogger } from '../src/shared/logger.js';
+import { requestScope, type RequestScope } from '../src/shared/request-scope.js';
+import { scratchDatabase } from './helpers/scratch-db.js';
 import { ibgeCheckDigit } from '../src/places/ibge.js';
 
 const SHARED_MUNICIPIOS = fileURLToPath(new URL('../docs/data/municipios.csv', import.meta.url));
@@ -304,3 +310,62 @@ test(
   },
   120_000,
 );
+
+describe('the shipped list, loaded at start into an empty database', () => {
+  const log = createLogger('silent');
+  const fileCodes = () => readFileSync(SHARED_MUNICIPIOS, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0]!);
+
+  test('the service finds the list in docs/data, from the sources as from a build', () => {
+    expect(shippedCountyFiles()).toEqual([SHARED_MUNICIPIOS, SHARED_ESTADOS]);
+  });
+
+  test('a database that holds counties is left alone: one statement, nothing written', async () => {
+    const scope: RequestScope = { requestId: 'county-autoload', statements: 0 };
+    const before = await db().execute<{ n: number }[]>("select count(*)::int as n from event where str_type = 'COUNTY_CREATED'");
+    expect(await requestScope.run(scope, () => loadCountiesIfEmpty(db(), log))).toBeNull();
+    expect(scope.statements).toBe(1);
+    expect(await db().execute<{ n: number }[]>("select count(*)::int as n from event where str_type = 'COUNTY_CREATED'")).toEqual(before);
+  });
+
+  (process.env.DATABASE_URL ? test : test.skip)(
+    'a service started on an empty PostgreSQL answers the whole list; two instances loading at once load it once',
+    async () => {
+      const scratch = await scratchDatabase('counties_autoload');
+      try {
+        // Two instances of the service starting at once on one migrated, empty database.
+        const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: scratch.url, DB_POOL_MAX: '2' });
+        const orms = [await openOrm(config), await openOrm(config)];
+        try {
+          await migrate(orms[0]!);
+          const reports = await Promise.all(orms.map((orm) => loadCountiesIfEmpty(orm.em.fork(), log)));
+          const loaded = reports.filter((r) => r !== null);
+          expect(loaded).toEqual([{ read: fileCodes().length, inserted: fileCodes().length, updated: 0, unchanged: 0 }]);
+          const [counts] = await orms[0]!.em.fork().execute<{ counties: number; events: number }[]>(
+            "select (select count(*)::int from county) as counties, (select count(*)::int from event where str_type = 'COUNTY_CREATED') as events",
+          );
+          expect(counts).toEqual({ counties: fileCodes().length, events: fileCodes().length });
+        } finally {
+          await Promise.all(orms.map((orm) => orm.close()));
+        }
+        await scratch.drop();
+        // A first start, as `npm start` does it: migrations, then the list, then the reads.
+        const fresh = await scratchDatabase('counties_autoload');
+        const started = await startApp({ DATABASE_URL: fresh.url });
+        try {
+          const reader = (await member(started)).access;
+          const all = await started.call('GET', '/api/counties?int_max_results=1', { token: reader });
+          expect(all.status).toBe(200);
+          expect(all.body.meta.int_total_results).toBe(fileCodes().length);
+          const sp = await started.call('GET', '/api/counties?str_ibge_code=3550308', { token: reader });
+          expect(sp.body.data.map((c: { str_name: string; str_federative_unit: string }) => [c.str_name, c.str_federative_unit])).toEqual([['São Paulo', 'SP']]);
+        } finally {
+          await started.close();
+          await fresh.drop();
+        }
+      } finally {
+        await scratch.drop();
+      }
+    },
+    180_000,
+  );
+});
