@@ -98,6 +98,9 @@ const schema = z.object({
   S3_PREFIX: z.string().max(200).default('attachments/'),
 });
 
+/** Every variable the configuration reads (the README's configuration table lists each; test/readme.test.ts holds it so). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape);
+
 export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROSPECTION' | 'VERIFICATION_PEPPER' | 'GRAPHQL_IDE' | 'ATTACHMENTS_DIR'> & {
   ATTACHMENTS_DIR: string;
   JWT_SECRET: string;

@@ -51,7 +51,7 @@ describe('one input boundary', () => {
     const owner = await member(app);
     const search = await app.call('POST', '/api/establishments/search', { token: owner.access, body: { constructor: 'x', str_name: 'y' } });
     expect({ status: search.status, ...fieldsOf(search.body) }).toEqual({ status: 422, error: 'VALIDATION_FAILED', fields: ['constructor'] });
-    // A `__proto__` key never becomes an object here: the JSON parser refuses the body (README, "Decisions").
+    // A `__proto__` key never becomes an object here: the JSON parser refuses the body (docs/decisions/contract.md).
     const proto = await app.call('POST', '/api/establishments/search', { token: owner.access, raw: '{"__proto__": {"a": 1}}', headers: { 'content-type': 'application/json' } });
     expect(proto.body).toEqual({ error: 'BAD_REQUEST', detail: 'malformed JSON body' });
 

@@ -14,7 +14,7 @@ export interface IdentifiedAnimalInput extends AnimalFieldsInput {
   ts_unsafe_client_created_at?: Date | null;
 }
 
-/** Tags Identification Create: interface.md shows to_control_unit_id; the rest is this service's (README). */
+/** Tags Identification Create: interface.md shows to_control_unit_id; the rest is this service's (docs/decisions/animals.md). */
 export interface TagsIdentificationCreateInput {
   id?: string | null;
   to_control_unit_id?: string | null;
