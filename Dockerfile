@@ -26,7 +26,8 @@ COPY package.json package-lock.json ./
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/public ./public
-# Read at run time: the REST door's GraphQL documents; the IBGE county list for `counties:import`.
+# Read at run time: the REST door's GraphQL documents; the IBGE county list (loaded by the first start
+# on an empty database, and by `counties:import`).
 COPY --from=build /app/rest/operations ./rest/operations
 COPY --from=build /app/docs/data ./docs/data
 RUN mkdir -p /app/data && chown node:node /app/data
