@@ -10,7 +10,7 @@ import Koa from 'koa';
 import helmet from 'koa-helmet';
 import type { GraphQLSchema } from 'graphql';
 import { createContext } from '../graphql/context.js';
-import { describeError, toFormatted } from '../graphql/errors.js';
+import { describeError, hideSuggestions, toFormatted } from '../graphql/errors.js';
 import { createExecutor, localGateway } from '../graphql/execute.js';
 import { legacyJsonStatus } from '../graphql/http-status.js';
 import { createReplay } from '../graphql/create-replay.js';
@@ -97,7 +97,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
       if (described.unexpected) log.error({ err: described.unexpected, requestId }, 'unexpected error');
-      return toFormatted(described, formatted);
+      const shown = toFormatted(described, formatted);
+      return config.GRAPHQL_INTROSPECTION ? shown : hideSuggestions(shown);
     },
   });
   await apollo.start();
