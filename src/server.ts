@@ -32,7 +32,8 @@ import type { Actor } from './identity/actor.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { DomainError } from './shared/errors.js';
 import { checkInput } from './shared/input.js';
-import { callerOf, checkKey, idempotent } from './shared/idempotency.js';
+import { callerOf, checkKey, idempotent, releaseDeadClaims } from './shared/idempotency.js';
+import { claimConnections } from './db/claims.js';
 import { clientIdOf, storeCreate, storedCreate } from './shared/create-replay.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
@@ -63,6 +64,10 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const core = createCore(config, log, pool, clock);
   const metrics = createMetrics(config, db, pool);
   await ensureAdministrator(orm.em.fork(), core, config, log);
+  await core.mailer.useDatabase((sql, params) => orm.em.fork().execute(sql, params));
+  const claims = claimConnections(config);
+  // PGlite belongs to this one process: no claim of an earlier run can still be running.
+  if (!claims) await releaseDeadClaims(orm.em.fork());
   const schema = await getSchema();
 
   // Depth, cost, aliases, tokens and directives as a well-kept library counts them; no field
@@ -230,14 +235,19 @@ export async function createService(config: Config, log: Logger = createLogger(c
     const key = checkKey(Array.isArray(header) ? header.join(', ') : header);
     const gql = ctx.state.gql as { actor: Actor | null; address: string };
     const request = { caller: callerOf(gql.actor?.userId, gql.address), key, method: ctx.method, path: ctx.path, body: (ctx.request as { body?: unknown }).body ?? null };
-    const { response, replayed } = await idempotent(orm.em.fork(), request, async () => {
-      try {
-        await next();
-      } catch (err) {
-        answerError(ctx, err);
-      }
-      return { status: ctx.status, body: ctx.body ?? null };
-    });
+    const { response, replayed } = await idempotent(
+      orm.em.fork(),
+      request,
+      async () => {
+        try {
+          await next();
+        } catch (err) {
+          answerError(ctx, err);
+        }
+        return { status: ctx.status, body: ctx.body ?? null };
+      },
+      claims?.connect,
+    );
     if (!replayed) return;
     ctx.status = response.status;
     if (response.body !== null) ctx.body = response.body;
@@ -300,6 +310,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
         clearTimeout(timer);
       }
       await apollo.stop();
+      await claims?.close();
+      core.mailer.stop();
       await orm.close();
     },
   };

@@ -88,7 +88,7 @@ export class UserVerificationService {
       await appendEvents(tx, [{ type: 'USER_VERIFICATION_SENT', recordType: 'User', recordId: actor.userId, actorId: actor.userId, occurredAt: now, payload: { str_channel: channel, ts_expires_at: expiresAt.toISOString() } }]);
       const text = `Your verification code is ${code}. It expires in 10 minutes.`;
       if (channel === 'EMAIL') {
-        const mail = this.mailer.queue(tx, { to: destination, subject: 'Your verification code', body: text, secrets: [code] });
+        const mail = this.mailer.queue(tx, { to: destination, subject: 'Your verification code', template: 'USER_VERIFICATION', body: text, secrets: [code], secretsExpireAt: expiresAt });
         await tx.flush();
         return mail;
       }
