@@ -1,4 +1,5 @@
 import { STATUS_CODES, type Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -299,14 +300,18 @@ export async function createService(config: Config, log: Logger = createLogger(c
       });
     },
     async close() {
-      // In-flight requests finish, then the pool closes.
+      // In-flight requests finish, and so do requests a client sent on an idle keep-alive connection
+      // at this instant (each answered with Connection: close); then the idle ones close, then the pool.
       shuttingDown = true;
       if (server) {
         const s = server;
-        const closing = new Promise<void>((resolve) => s.close(() => resolve()));
-        s.closeIdleConnections();
+        // Stop accepting connections only: http.Server#close would drop the idle keep-alive ones at
+        // once, and a request already on its way over one met ECONNRESET.
+        const closing = new Promise<void>((resolve) => NetServer.prototype.close.call(s, () => resolve()));
+        const grace = setTimeout(() => s.closeIdleConnections(), Math.min(config.SHUTDOWN_GRACE_MS, config.SHUTDOWN_TIMEOUT_MS));
         const timer = setTimeout(() => s.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
         await closing;
+        clearTimeout(grace);
         clearTimeout(timer);
       }
       await apollo.stop();
