@@ -1,5 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
+import { drainBody } from './http/drain.js';
 import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -160,6 +161,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
       await next();
     } catch (err) {
       answerError(ctx, err);
+      // A refusal before the body was read whole (413 above all): the rest is read first, so the
+      // client still sending gets its answer rather than a reset.
+      if (ctx.status === 413) await drainBody(ctx.req);
     }
   });
 
