@@ -63,3 +63,23 @@ export function toFormatted(d: DescribedError, base: GraphQLFormattedError): Gra
   const message = d.code === 'INTERNAL' ? 'internal error' : typeof d.detail === 'string' ? d.detail : base.message;
   return { message, locations: base.locations, path: base.path, extensions: { code: d.code, detail: d.detail } };
 }
+
+/** graphql-js's hints at names ("Did you mean the enum value "OWNER"?", "Did you mean "whoami"?"). */
+const SUGGESTION = /Did you mean [^?]*\?/g;
+const SUGGESTION_MASK = '[Suggestion hidden]';
+
+const maskSuggestions = (value: unknown): unknown => {
+  if (typeof value === 'string') return value.replace(SUGGESTION, SUGGESTION_MASK).trim();
+  if (Array.isArray(value)) return value.map(maskSuggestions);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSuggestions(v)]));
+  return value;
+};
+
+/**
+ * Where introspection is off (production), no answer names what the schema holds: graphql-armor
+ * masks field and argument suggestions of validation only; enum values and coercion of variables
+ * (which never reach validation) are masked here, in message and detail alike.
+ */
+export function hideSuggestions(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  return { ...formatted, message: maskSuggestions(formatted.message) as string, ...(formatted.extensions ? { extensions: maskSuggestions(formatted.extensions) as GraphQLFormattedError['extensions'] } : {}) };
+}

@@ -15,7 +15,7 @@ export const occurrenceRoutes: Route[] = [
     noun: ['occurrence', 'occurrences'],
     summaries: {
       index: 'Occurrences at the control units the caller sees (filters as query parameters)',
-      search: 'Search occurrences (record fields: str_type, str_status, control_unit_id, animal_id, animals_egress_id, animals_ingress_id, gta_id, ts_* ranges; establishment_id)',
+      search: 'Search occurrences (record fields: str_type, str_status, control_unit_id, animal_id, animals_egress_id, animals_ingress_id, gta_id, travel_id, ts_* ranges; establishment_id)',
       create: 'Report TAG_LOST, ANIMAL_DEATH (the ACTIVE animal becomes DEAD), THEFT (the ACTIVE animal becomes MISSING) or OTHER at a unit of the active organization (owners, managers, operators)',
     },
   }),

@@ -61,6 +61,8 @@ const schema = z.object({
   LOGIN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
   LOGIN_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
+  /** At shutdown, how long idle keep-alive connections stay open for a request a client sent on one at that instant (answered with Connection: close). */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(1000),
   /** GraphQL limits on /graphql (REST runs only its own checked-in documents): far above what a frontend's queries reach. */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(12),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),

@@ -73,6 +73,8 @@ export interface Core {
   attachments: AttachmentService;
   integrationQa: IntegrationQaService;
   sharings: SharingService;
+  /** Wired to the database once it is open (src/server.ts). */
+  mailer: Mailer;
 }
 
 /** `clock`: the instant each request is judged at (tests pass one they move). `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -104,5 +106,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
     attachments: new AttachmentService(openAttachmentStore(config, log), log),
     integrationQa: new IntegrationQaService(integration),
     sharings: new SharingService(),
+    mailer,
   };
 }

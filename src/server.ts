@@ -1,4 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
+import { drainBody } from './http/drain.js';
 import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -10,7 +12,7 @@ import Koa from 'koa';
 import helmet from 'koa-helmet';
 import type { GraphQLSchema } from 'graphql';
 import { createContext } from '../graphql/context.js';
-import { describeError, toFormatted } from '../graphql/errors.js';
+import { describeError, hideSuggestions, toFormatted } from '../graphql/errors.js';
 import { createExecutor, localGateway } from '../graphql/execute.js';
 import { legacyJsonStatus } from '../graphql/http-status.js';
 import { createReplay } from '../graphql/create-replay.js';
@@ -33,7 +35,8 @@ import type { Actor } from './identity/actor.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { DomainError } from './shared/errors.js';
 import { checkInput } from './shared/input.js';
-import { callerOf, checkKey, idempotent } from './shared/idempotency.js';
+import { callerOf, checkKey, idempotent, releaseDeadClaims } from './shared/idempotency.js';
+import { claimConnections } from './db/claims.js';
 import { clientIdOf, storeCreate, storedCreate } from './shared/create-replay.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
@@ -65,6 +68,10 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const core = createCore(config, log, pool, clock);
   const metrics = createMetrics(config, db, pool);
   await ensureAdministrator(orm.em.fork(), core, config, log);
+  await core.mailer.useDatabase((sql, params) => orm.em.fork().execute(sql, params));
+  const claims = claimConnections(config);
+  // PGlite belongs to this one process: no claim of an earlier run can still be running.
+  if (!claims) await releaseDeadClaims(orm.em.fork());
   const schema = await getSchema();
 
   // Depth, cost, aliases, tokens and directives as a well-kept library counts them; no field
@@ -99,7 +106,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
       if (described.unexpected) log.error({ err: described.unexpected, requestId }, 'unexpected error');
-      return toFormatted(described, formatted);
+      const shown = toFormatted(described, formatted);
+      return config.GRAPHQL_INTROSPECTION ? shown : hideSuggestions(shown);
     },
   });
   await apollo.start();
@@ -155,6 +163,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
       await next();
     } catch (err) {
       answerError(ctx, err);
+      // A refusal before the body was read whole (413 above all): the rest is read first, so the
+      // client still sending gets its answer rather than a reset.
+      if (ctx.status === 413) await drainBody(ctx.req);
     }
   });
 
@@ -231,14 +242,19 @@ export async function createService(config: Config, log: Logger = createLogger(c
     const key = checkKey(Array.isArray(header) ? header.join(', ') : header);
     const gql = ctx.state.gql as { actor: Actor | null; address: string };
     const request = { caller: callerOf(gql.actor?.userId, gql.address), key, method: ctx.method, path: ctx.path, body: (ctx.request as { body?: unknown }).body ?? null };
-    const { response, replayed } = await idempotent(orm.em.fork(), request, async () => {
-      try {
-        await next();
-      } catch (err) {
-        answerError(ctx, err);
-      }
-      return { status: ctx.status, body: ctx.body ?? null };
-    });
+    const { response, replayed } = await idempotent(
+      orm.em.fork(),
+      request,
+      async () => {
+        try {
+          await next();
+        } catch (err) {
+          answerError(ctx, err);
+        }
+        return { status: ctx.status, body: ctx.body ?? null };
+      },
+      claims?.connect,
+    );
     if (!replayed) return;
     ctx.status = response.status;
     if (response.body !== null) ctx.body = response.body;
@@ -290,17 +306,23 @@ export async function createService(config: Config, log: Logger = createLogger(c
       });
     },
     async close() {
-      // In-flight requests finish, then the pool closes.
+      // In-flight requests finish, and so do requests a client sent on an idle keep-alive connection
+      // at this instant (each answered with Connection: close); then the idle ones close, then the pool.
       shuttingDown = true;
       if (server) {
         const s = server;
-        const closing = new Promise<void>((resolve) => s.close(() => resolve()));
-        s.closeIdleConnections();
+        // Stop accepting connections only: http.Server#close would drop the idle keep-alive ones at
+        // once, and a request already on its way over one met ECONNRESET.
+        const closing = new Promise<void>((resolve) => NetServer.prototype.close.call(s, () => resolve()));
+        const grace = setTimeout(() => s.closeIdleConnections(), Math.min(config.SHUTDOWN_GRACE_MS, config.SHUTDOWN_TIMEOUT_MS));
         const timer = setTimeout(() => s.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
         await closing;
+        clearTimeout(grace);
         clearTimeout(timer);
       }
       await apollo.stop();
+      await claims?.close();
+      core.mailer.stop();
       await orm.close();
     },
   };

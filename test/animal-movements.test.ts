@@ -5,7 +5,7 @@ import { member, official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
 import { makeCounty, type TestCounty } from './helpers/places.js';
-import { stockAnimals, stockTags } from './helpers/tags.js';
+import { makeUnit, stockAnimals, stockTags } from './helpers/tags.js';
 import { eventsOf } from './helpers/tags-out.js';
 
 let app: TestApp;
@@ -177,8 +177,12 @@ describe('refusals and cancel', () => {
     const expired = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 1, { ts_issued_at: new Date(Date.now() - 3 * 86_400_000).toISOString(), ts_valid_until: new Date(Date.now() - 86_400_000).toISOString() });
     const e = (await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, gta_id: expired.id, tags: [egressRead(codes[0]!)] })).body.data;
     expectRule(await app.call('POST', `/api/animals-egress/${e.id}/finish`, { token: farm.owner.access }), 'GTA_EXPIRED');
+    // Another organization's GTA is no GTA to the farm (test/body-ids.test.ts); one of its own, issued for its other unit, is.
     const foreign = await issueGta(app, other.owner.access, other.unit, feedlot.unit, 1);
-    await app.call('PATCH', `/api/animals-egress/${e.id}`, { token: farm.owner.access, body: { gta_id: foreign.id } });
+    const refused = await app.call('PATCH', `/api/animals-egress/${e.id}`, { token: farm.owner.access, body: { gta_id: foreign.id } });
+    expect([refused.status, refused.body.detail]).toEqual([422, { fields: { gta_id: ['no such GTA'] } }]);
+    const sibling = await issueGta(app, farm.owner.access, await makeUnit(app, farm.owner.org.id, county), feedlot.unit, 1);
+    expect((await app.call('PATCH', `/api/animals-egress/${e.id}`, { token: farm.owner.access, body: { gta_id: sibling.id } })).status).toBe(200);
     expectRule(await app.call('POST', `/api/animals-egress/${e.id}/finish`, { token: farm.owner.access }), 'GTA_FOR_ANOTHER_ORIGIN');
   });
 

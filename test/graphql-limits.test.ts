@@ -64,4 +64,21 @@ describe('GraphQL limits', () => {
     expect(prod.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(prod.body.errors[0].message).not.toMatch(/Did you mean|whoami\b/);
   });
+
+  test('production suggests no enum value either, in a literal or in a variable (message and detail)', async () => {
+    const mutation = (role: string) => `mutation($id: UUID!) { addOrganizationMember(id: $id, input: {user_id: $id, str_role: ${role}}) { id } }`;
+    const variable = 'mutation($id: UUID!, $input: MemberInput!) { addOrganizationMember(id: $id, input: $input) { id } }';
+    const owner = await member(app);
+    const dev = await app.graphql(mutation('OWNERR'), { id: owner.org.id }, owner.access);
+    expect(dev.body.errors[0].message).toMatch(/Did you mean the enum value "OWNER"/);
+    const prodOwner = await member(production);
+    const literal = await production.graphql(mutation('OWNERR'), { id: prodOwner.org.id }, prodOwner.access);
+    const coerced = await production.graphql(variable, { id: prodOwner.org.id, input: { user_id: prodOwner.org.id, str_role: 'OWNERR' } }, prodOwner.access);
+    for (const res of [literal, coerced]) {
+      expect(res.body.errors).toHaveLength(1);
+      expect(JSON.stringify(res.body.errors)).not.toMatch(/Did you mean|"OWNER"|MANAGER|VIEWER/);
+    }
+    expect(literal.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(coerced.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', detail: { fields: { str_role: [expect.stringContaining('[Suggestion hidden]')] } } });
+  });
 });

@@ -272,13 +272,15 @@ describe('PUT/PATCH /api/invites/:id', () => {
     const { owner, invitee, unitId } = await setup();
     const other = await member(app, 'OWNER');
     const inv = await invite(owner.access, unitId, invitee.user.id);
-    const gtaId = randomUUID();
     const expires = future();
+    // gta_id naming no GTA is refused (CONTRACT.md's body-id rule; test/body-ids.test.ts).
+    const unknown = await app.call('PUT', `/api/invites/${inv.id}`, { token: owner.access, body: { bl_restricted: true, gta_id: randomUUID(), str_movimentation_type: 'EGRESS' } });
+    expect([unknown.status, unknown.body.detail]).toEqual([422, { fields: { gta_id: ['no such GTA'] } }]);
+    const { unitId: theirUnit } = await place(other.access);
+    const gtaId = (await issue(owner, unitId, theirUnit)).id;
     const put = await app.call('PUT', `/api/invites/${inv.id}`, { token: owner.access, body: { bl_restricted: true, gta_id: gtaId, str_movimentation_type: 'EGRESS', str_type: 'VIEWER', ts_expires_at: expires } });
     expect(put.status).toBe(200);
     expect(put.body.data).toMatchObject({ bl_restricted: true, str_movimentation_type: 'EGRESS', str_type: 'VIEWER', ts_expires_at: new Date(expires).toISOString(), bl_accepted: false });
-    // gta_id names no GTA: there is no record to show.
-    expect(put.body.data).not.toHaveProperty('gta');
     const stored = await db().findOneOrFail(Invite, { id: inv.id });
     expect(stored.gta_id).toBe(gtaId);
     const patch = await app.call('PATCH', `/api/invites/${inv.id}`, { token: owner.access, body: { user_id: other.user.id } });
@@ -373,8 +375,14 @@ describe('the GTA an invite is for', () => {
     const { owner, invitee, unitId } = await setup();
     const [a, b] = [await member(app, 'OWNER'), await member(app, 'OWNER')];
     const foreign = await issue(a, (await place(a.access)).unitId, (await place(b.access)).unitId);
-    const inv = await invite(owner.access, unitId, invitee.user.id, { gta_id: foreign.id });
-    expect(inv).not.toHaveProperty('gta');
+    // The author may not name it: "no such GTA", exactly as an unknown id (CONTRACT.md's body-id rule).
+    const named = await app.call('POST', '/api/invites', { token: owner.access, body: { control_unit_id: unitId, user_id: invitee.user.id, str_movimentation_type: 'BOTH', gta_id: foreign.id } });
+    const unknown = await app.call('POST', '/api/invites', { token: owner.access, body: { control_unit_id: unitId, user_id: invitee.user.id, str_movimentation_type: 'BOTH', gta_id: randomUUID() } });
+    expect([named.status, named.body]).toEqual([422, { error: 'VALIDATION_FAILED', detail: { fields: { gta_id: ['no such GTA'] } } }]);
+    expect(unknown.body).toEqual(named.body);
+    // An administrator sees every GTA and may; the invite's readers still see nothing of it.
+    const admin = await login(app, await makeUser(app, { admin: true }));
+    const inv = await invite(admin.access, unitId, invitee.user.id, { gta_id: foreign.id });
     for (const token of [owner.access, invitee.access]) {
       const read = await app.call('GET', `/api/invites/${inv.id}`, { token });
       expect([read.status, read.body.data.id]).toEqual([200, inv.id]);
@@ -382,7 +390,6 @@ describe('the GTA an invite is for', () => {
       const gql = await app.graphql(query, { id: inv.id }, token);
       expect(gql.body).toEqual({ data: { invite: { gta_id: foreign.id, gta: null } } });
     }
-    const admin = await login(app, await makeUser(app, { admin: true }));
     expect((await app.call('GET', `/api/invites/${inv.id}`, { token: admin.access })).body.data.gta).toEqual(foreign);
   });
 });

@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const OCCURRENCE_KEYS = [
-  'id', 'str_type', 'str_status', 'control_unit_id', 'str_control_unit_code', 'str_establishment_name', 'animal_id', 'tag_id', 'animals_egress_id', 'animals_ingress_id', 'gta_id',
+  'id', 'str_type', 'str_status', 'control_unit_id', 'str_control_unit_code', 'str_establishment_name', 'animal_id', 'tag_id', 'animals_egress_id', 'animals_ingress_id', 'gta_id', 'travel_id',
   'reporter_user_id', 'resolver_user_id', 'str_description', 'str_resolution', 'ts_occurred_at', 'ts_resolved_at', 'ts_unsafe_client_created_at', 'ts_created_at', 'ts_updated_at',
 ].sort();
 

@@ -255,7 +255,7 @@ describe('User Verification', () => {
   const verify = (a: TestApp, token: string, body: unknown) => a.call('POST', '/api/user-verification/verify', { token, body });
   const verified = async (a: TestApp, id: string) => (await rows<{ bl_verified: boolean }>(a, 'select bl_verified from "user" where id = ?', [id]))[0]!.bl_verified;
 
-  test('by e-mail: the code mailed, kept hashed, sets bl_verified; a second send within the minute 429; verify again is a replay', async () => {
+  test('by e-mail: the code mailed, kept hashed, sets bl_verified; a second send within the minute 429; a used or wrong code after is refused', async () => {
     const m = await member(app);
     const res = await send(app, m.access, { str_channel: 'EMAIL' });
     expectStatus(res, 201);
@@ -278,8 +278,12 @@ describe('User Verification', () => {
     expect(ok.body.data).toEqual({ user_id: m.user.id, bl_verified: true });
     expect(await verified(app, m.user.id)).toBe(true);
     expect(await count(app, 'user_verification_code where user_id = ?', [m.user.id])).toBe(0);
-    const replay = await verify(app, m.access, { str_verification_code: code });
-    expect({ status: replay.status, body: replay.body }).toEqual({ status: 200, body: ok.body });
+    // Verified: the used code and any other are refused as wrong codes, writing nothing.
+    const wrongAfter = { error: 'VALIDATION_FAILED', detail: { fields: { str_verification_code: ['is wrong; the user is already verified, no code is pending'] } } };
+    for (const again of [code, code === '000000' ? '000001' : '000000']) {
+      const res = await verify(app, m.access, { str_verification_code: again });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 422, body: wrongAfter });
+    }
     expect((await eventsOf(app, 'User', m.user.id)).map((e) => e.str_type).filter((t) => t.startsWith('USER_VERIF'))).toEqual(['USER_VERIFICATION_SENT', 'USER_VERIFIED']);
     // Verified: nothing more to send.
     expectError(await send(app, m.access, { str_channel: 'EMAIL' }), 422, 'INVALID_STATE');

@@ -281,6 +281,14 @@ describe('TRANSIT_TIME_EXCEEDED', () => {
     expect(gql.body.data.travel.ts_transit_time_exceeded_at).toMatch(ISO_Z);
     const raised = await occurrencesOf(t.travel.id);
     expect(raised).toEqual([{ str_type: 'TRANSIT_TIME_EXCEEDED', control_unit_id: t.feedlot.unit.unitId, ts_occurred_at: new Date(start.getTime() + 48 * HOUR).toISOString() }]);
+    // The record names its travel, and the index filters by it (REST and GraphQL).
+    const listed = await app.call('GET', `/api/occurrences?travel_id=${t.travel.id.toUpperCase()}`, { token: t.feedlot.owner.access });
+    expect([listed.status, listed.body.data.map((o: { str_type: string; travel_id: string }) => [o.str_type, o.travel_id])]).toEqual([200, [['TRANSIT_TIME_EXCEEDED', t.travel.id]]]);
+    const searched = await app.call('POST', '/api/occurrences/search', { token: t.feedlot.owner.access, body: { travel_id: t.travel.id } });
+    expect(searched.body.meta.int_total_results).toBe(1);
+    expect((await app.call('GET', `/api/occurrences?travel_id=${randomUUID()}`, { token: t.feedlot.owner.access })).body.data).toEqual([]);
+    const byGraphql = await app.graphql('query($id: UUID!) { occurrences(where: {travel_id: $id}) { data { travel_id } } }', { id: t.travel.id }, t.feedlot.owner.access);
+    expect(byGraphql.body).toEqual({ data: { occurrences: { data: [{ travel_id: t.travel.id }] } } });
     expect((await post(`/api/travels/${t.travel.id}/finish`, t.driver.access)).body.data.int_duration).toBeGreaterThanOrEqual(49 * 60);
     expect(await occurrencesOf(t.travel.id)).toHaveLength(1);
     expect((await eventsOf(app, 'Travel', t.travel.id)).map((e) => e.str_type)).toEqual(['TRAVEL_CREATED', 'TRAVEL_EMBARKED', 'TRAVEL_STARTED', 'TRAVEL_TRANSIT_TIME_EXCEEDED', 'TRAVEL_FINISHED']);

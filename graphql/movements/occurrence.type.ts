@@ -29,6 +29,7 @@ export class Occurrence {
   @Field(() => UUID, { nullable: true }) animals_egress_id!: string | null;
   @Field(() => UUID, { nullable: true }) animals_ingress_id!: string | null;
   @Field(() => UUID, { nullable: true }) gta_id!: string | null;
+  @Field(() => UUID, { nullable: true, description: 'The travel a TRANSIT_TIME_EXCEEDED occurrence is about (null for the other types)' }) travel_id!: string | null;
   @Field(() => UUID, { nullable: true, description: 'Null when a rule raised it' }) reporter_user_id!: string | null;
   @Field(() => UUID, { nullable: true }) resolver_user_id!: string | null;
   @Field(() => String, { nullable: true }) str_description!: string | null;

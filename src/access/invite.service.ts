@@ -4,6 +4,8 @@ import type { AuthService } from '../identity/auth.service.js';
 import { User } from '../identity/user.entity.js';
 import { ControlUnit } from '../places/control-unit.entity.js';
 import { Establishment } from '../places/establishment.entity.js';
+import { Gta } from '../movements/gta.entity.js';
+import { gtaPolicy } from '../movements/gta.policy.js';
 import { controlUnitPolicy } from '../places/establishment.policy.js';
 import { bodyHash, replayCreate } from '../places/replay.js';
 import { DomainError } from '../shared/errors.js';
@@ -94,6 +96,7 @@ export class InviteService {
     const establishment = await em.findOneOrFail(Establishment, { id: unit.establishment_id });
     invitePolicy.canInvite(actor, establishment.organization_id);
     checkMovimentationType(establishment, values.str_movimentation_type!);
+    await checkGtaSeen(em, actor, values.gta_id);
     const hash = bodyHash({ ...input, id: undefined });
     let deliver: () => Promise<void> = async () => {};
     const invite = await em.transactional(async (tx) => {
@@ -164,6 +167,7 @@ export class InviteService {
       const unit = await em.findOneOrFail(ControlUnit, { id: invite.control_unit_id });
       checkMovimentationType(await em.findOneOrFail(Establishment, { id: unit.establishment_id }), values.str_movimentation_type);
     }
+    if (values.gta_id && values.gta_id !== invite.gta_id) await checkGtaSeen(em, actor, values.gta_id);
     return em.transactional(async (tx) => {
       if (values.user_id && values.user_id !== invite.user_id && !(await tx.count(User, { id: values.user_id }))) throw DomainError.field('user_id', 'no such user');
       const changes: Record<string, unknown> = {};
@@ -265,4 +269,9 @@ function normalizeToUser(check: Checker, to: InviteToUserInput): Required<Invite
 function checkMovimentationType(establishment: Establishment, type: string): void {
   const allowed = establishment.lst_invite_movimentation_types;
   if (allowed && allowed.length && !allowed.includes(type)) throw DomainError.field('str_movimentation_type', `the establishment accepts ${allowed.join(', ')}`);
+}
+
+/** An invite names a GTA the author sees; any other id is "no such GTA", as an unknown one. */
+async function checkGtaSeen(em: EntityManager, actor: Actor, gtaId: string | null | undefined): Promise<void> {
+  if (gtaId && !(await findVisible(em, Gta, 'gta g', gtaPolicy.scope(actor), gtaId.toLowerCase()))) throw DomainError.field('gta_id', 'no such GTA');
 }

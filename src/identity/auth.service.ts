@@ -179,19 +179,22 @@ export class AuthService {
     if (!email || !isEmail(normalizeEmail(email))) throw DomainError.field('str_email', 'must be an e-mail address');
     const address = normalizeEmail(email);
     const token = this.tokens.newOpaque();
-    const subject = 'Password recovery';
+    const expiresAt = new Date(Date.now() + RECOVERY_TTL_MS);
     const mail = this.mailer.prepare({
       to: address,
-      subject,
+      subject: 'Password recovery',
+      template: 'PASSWORD_RECOVERY',
       body: `Use this code within one hour to choose a new password: ${token}\n${this.publicUrl}/recover-password?token=${token}`,
       secrets: [token],
+      secretsExpireAt: expiresAt,
     });
+    const m = mail.kept;
     const known = await em.execute<{ id: string }[]>(
       `with u as (select id, str_email from "user" where lower(str_email) = ?),
             t as (insert into user_token (id, user_id, str_purpose, token_hash, ts_expires_at) select ?, u.id, 'RECOVER_PASSWORD', ?, ? from u),
-            m as (insert into sent_message (id, str_to, str_subject, str_body) select ?, u.str_email, ?, ? from u)
+            m as (insert into sent_message (id, str_to, str_subject, str_template, str_body, str_redacted_body, str_status, ts_redact_at) select ?, u.str_email, ?, ?, ?, ?, ?, ? from u)
        select id from u`,
-      [address, newId(), hashToken(token), new Date(Date.now() + RECOVERY_TTL_MS), newId(), subject, mail.kept],
+      [address, newId(), hashToken(token), expiresAt, m.id, m.str_subject, m.str_template, m.str_body, m.str_redacted_body, m.str_status, m.ts_redact_at],
     );
     if (known.length) setImmediate(() => void mail.deliver());
   }
@@ -210,6 +213,8 @@ export class AuthService {
     return this.mailer.queue(tx, {
       to: user.str_email,
       subject: 'Confirm your registration',
+      template: 'CONFIRM_REGISTRATION',
+      secretsExpireAt: new Date(Date.now() + CONFIRMATION_TTL_MS),
       body: `An account was created for you. Choose your password with this code within 7 days: ${token}\n${this.publicUrl}/confirm-registration?token=${token}`,
       secrets: [token],
     });

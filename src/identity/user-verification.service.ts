@@ -88,7 +88,7 @@ export class UserVerificationService {
       await appendEvents(tx, [{ type: 'USER_VERIFICATION_SENT', recordType: 'User', recordId: actor.userId, actorId: actor.userId, occurredAt: now, payload: { str_channel: channel, ts_expires_at: expiresAt.toISOString() } }]);
       const text = `Your verification code is ${code}. It expires in 10 minutes.`;
       if (channel === 'EMAIL') {
-        const mail = this.mailer.queue(tx, { to: destination, subject: 'Your verification code', body: text, secrets: [code] });
+        const mail = this.mailer.queue(tx, { to: destination, subject: 'Your verification code', template: 'USER_VERIFICATION', body: text, secrets: [code], secretsExpireAt: expiresAt });
         await tx.flush();
         return mail;
       }
@@ -100,7 +100,9 @@ export class UserVerificationService {
 
   /**
    * The right code sets bl_verified and ends the code; a wrong one spends an attempt (committed,
-   * then refused). Verifying a verified user again answers the same, writing nothing.
+   * then refused). Once the user is verified no code is pending, so every code (the used one
+   * included) is refused as a wrong code: a 200 would tell a guesser nothing but let a stale
+   * client believe a code it never checked.
    */
   async verify(em: EntityManager, actor: Actor, input: UserVerificationVerifyInput): Promise<VerificationResult> {
     const userId = input.user_id?.toLowerCase() ?? actor.userId;
@@ -114,7 +116,7 @@ export class UserVerificationService {
     const outcome = await em.transactional(async (tx) => {
       const [user] = await tx.execute<{ bl_verified: boolean }[]>('select bl_verified from "user" where id = ? for update', [userId]);
       if (!user) throw DomainError.unauthenticated('the user no longer exists');
-      if (user.bl_verified) return { verified: true } as const;
+      if (user.bl_verified) return { verified: false, left: null } as const;
       const [row] = await tx.execute<CodeRow[]>('select str_channel, str_code_hash, int_attempts, ts_expires_at from user_verification_code where user_id = ? for update', [userId]);
       if (!row) throw new DomainError('INVALID_STATE', { message: 'no verification code is pending: request one (POST /api/user-verification)' });
       if (new Date(row.ts_expires_at).getTime() <= Date.now()) throw new DomainError('INVALID_STATE', { message: 'the verification code expired: request a new one' });
@@ -131,6 +133,7 @@ export class UserVerificationService {
       await appendEvents(tx, [{ type: 'USER_VERIFIED', recordType: 'User', recordId: userId, actorId: actor.userId, occurredAt: now, payload: { changes: { bl_verified: { from: false, to: true } }, str_channel: row.str_channel } }]);
       return { verified: true } as const;
     });
+    if (!outcome.verified && outcome.left === null) throw DomainError.field('str_verification_code', 'is wrong; the user is already verified, no code is pending');
     if (!outcome.verified) {
       const more = outcome.left > 0 ? `${outcome.left} attempt${outcome.left === 1 ? '' : 's'} left` : 'no attempts left: request a new code';
       throw DomainError.field('str_verification_code', `is wrong; ${more}`);

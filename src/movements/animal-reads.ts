@@ -1,4 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../identity/actor.js';
+import { tagsPolicy } from '../tags/tags.policy.js';
+import { movementPolicy } from './movement.policy.js';
 import { geoPointProblem } from '../places/establishment.rules.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
@@ -99,20 +102,26 @@ export interface ResolvedRead extends Read {
 /**
  * The animals a batch names, in one statement: a tag id or code names the animal its tag is (or
  * was) applied to, a rod code the animal carrying it. A read naming two different animals (a tag
- * of one and a rod code of another) is refused.
+ * of one and a rod code of another) is refused. A tag id the caller may not see is "no such tag",
+ * as an unknown one (CONTRACT.md's body-id rule): the caller sees the tag's unit, or the tag's
+ * animal was read into a movement the caller sees (how a destination learns the ids it receives).
+ * Codes are printed on the ear and read at the chute: they are not ids, and name any animal.
  */
-export async function resolveReads(tx: EntityManager, reads: Read[], field = 'tags'): Promise<ResolvedRead[]> {
+export async function resolveReads(tx: EntityManager, actor: Actor, reads: Read[], field = 'tags'): Promise<ResolvedRead[]> {
   if (!reads.length) return [];
+  const unit = tagsPolicy.unitScope(actor, 'vt.last_control_unit_id');
+  const moved = movementPolicy.egressScope(actor);
   const rows = await tx.execute<{ idx: number; by_tag: string | null; by_code: string | null; by_rod: string | null; current_tag_id: string | null; tag_code: string | null; tag_known: boolean }[]>(
     `select x.idx, bt.animal_id as by_tag, bc.animal_id as by_code, br.id as by_rod, a.current_tag_id, ct.str_code as tag_code, (bt.id is not null or bc.id is not null) as tag_known
        from jsonb_to_recordset(?::jsonb) as x(idx int, tag_id uuid, str_tag_code text, str_rod_code text)
-       left join tag bt on bt.id = x.tag_id
+       left join lateral (select vt.id, vt.animal_id from tag vt where vt.id = x.tag_id
+                   and (${unit.sql} or exists (select 1 from animals_egress_tag vr join animals_egress ae on ae.id = vr.animals_egress_id where vr.animal_id = vt.animal_id and ${moved.sql}))) bt on true
        left join tag bc on bc.str_code = x.str_tag_code
        left join animal br on br.str_rod_code = x.str_rod_code
        left join animal a on a.id = coalesce(bt.animal_id, bc.animal_id, br.id)
        left join tag ct on ct.id = a.current_tag_id
       order by x.idx`,
-    [JSON.stringify(reads.map((r) => ({ idx: r.idx, tag_id: r.tag_id, str_tag_code: r.str_tag_code, str_rod_code: r.str_rod_code })))],
+    [JSON.stringify(reads.map((r) => ({ idx: r.idx, tag_id: r.tag_id, str_tag_code: r.str_tag_code, str_rod_code: r.str_rod_code }))), ...unit.params, ...moved.params],
   );
   const check = new Checker();
   const out = reads.map((r, i): ResolvedRead => {

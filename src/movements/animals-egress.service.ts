@@ -16,6 +16,7 @@ import { AnimalsEgress } from './animals-egress.entity.js';
 import { finishEgress, cancelEgress } from './animals-egress.finish.js';
 import { checkEgressIds, type AnimalsEgressInput, type AnimalsEgressUpdate } from './animals-egress.input.js';
 import { ANIMALS_EGRESS_SEARCH, animalsEgressSource } from './animals-egress.reader.js';
+import { gtaPolicy } from './gta.policy.js';
 import { movementPolicy, type MovementWork } from './movement.policy.js';
 import { lockMovement, markStored } from './movement-records.js';
 import { EGRESS_TRANSITIONS } from './movement.rules.js';
@@ -59,7 +60,7 @@ export class AnimalsEgressService {
         if (replayed) return replayed;
       }
       const toId = await destinationOf(tx, input.to_control_unit_id);
-      await gtaExists(tx, gtaId);
+      await gtaUsable(tx, actor, work.unit.id, gtaId);
       const operator = await operatorFor(tx, actor, work, input.operator_user_id);
       const egress = tx.create(AnimalsEgress, {
         ...(id ? { id } : {}),
@@ -101,7 +102,7 @@ export class AnimalsEgressService {
       if (input.to_control_unit_id !== undefined) changes.to_control_unit_id = await destinationOf(tx, input.to_control_unit_id);
       if (input.gta_id !== undefined) {
         changes.gta_id = input.gta_id?.toLowerCase() ?? null;
-        await gtaExists(tx, changes.gta_id as string | null);
+        await gtaUsable(tx, actor, work.unit.id, changes.gta_id as string | null);
       }
       for (const f of ['str_description', 'str_label'] as const) if (input[f] !== undefined) changes[f] = trimmedOrNull(input[f]);
       if (input.str_license_plate !== undefined) changes.str_license_plate = trimmedOrNull(input.str_license_plate)?.toUpperCase() ?? null;
@@ -159,7 +160,7 @@ export class AnimalsEgressService {
 
   /** Resolves and stores a batch of reads (every code must name a known animal), then the counts and one event. */
   private async storeBatch(tx: EntityManager, actor: Actor, egress: AnimalsEgress, reads: ReturnType<typeof checkReads>, first: EventInput | null): Promise<void> {
-    const resolved = await resolveReads(tx, reads);
+    const resolved = await resolveReads(tx, actor, reads);
     const unknown = resolved.filter((r) => !r.animal_id);
     if (unknown.length) {
       throw DomainError.validation(Object.fromEntries(unknown.map((r) => [`tags[${r.idx}]${r.str_tag_code ? '.str_tag_code' : '.str_rod_code'}`, ['no animal carries this code']])));
@@ -206,8 +207,9 @@ async function destinationOf(tx: EntityManager, id: string | null | undefined): 
   return to.id;
 }
 
-async function gtaExists(tx: EntityManager, id: string | null): Promise<void> {
+async function gtaUsable(tx: EntityManager, actor: Actor, unitId: string, id: string | null): Promise<void> {
   if (!id) return;
-  const rows = await tx.execute<{ id: string }[]>('select id from gta where id = ?', [id]);
+  const usable = gtaPolicy.usable(actor, 'from', unitId);
+  const rows = await tx.execute<{ id: string }[]>(`select g.id from gta g where g.id = ? and ${usable.sql}`, [id, ...usable.params]);
   if (!rows.length) throw DomainError.field('gta_id', 'no such GTA');
 }

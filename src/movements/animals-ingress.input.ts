@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { Checker } from '../shared/validation.js';
 import type { ReadInput } from './animal-reads.js';
+import { gtaPolicy } from './gta.policy.js';
 import { effectiveStatus } from './gta.rules.js';
 import { ruleViolated } from './movement.rules.js';
 
@@ -64,13 +66,15 @@ export function checkIngressShape(input: AnimalsIngressInput): CheckedGta[] {
 }
 
 /**
- * The GTAs an ingress arrives under, locked: each must exist and be for this destination (or not
- * name one yet); a CANCELLED or already RECEIVED GTA brings no animals.
+ * The GTAs an ingress arrives under, locked: each must be one the caller may name here (else "no
+ * such GTA", as an unknown one) and be for this destination (or not name one yet); a CANCELLED or
+ * already RECEIVED GTA brings no animals.
  */
-export async function checkIngressGtas(tx: EntityManager, unitId: string, gtas: CheckedGta[]): Promise<void> {
+export async function checkIngressGtas(tx: EntityManager, actor: Actor, unitId: string, gtas: CheckedGta[]): Promise<void> {
+  const usable = gtaPolicy.usable(actor, 'to', unitId);
   const rows = await tx.execute<{ id: string; str_status: string; ts_valid_until: Date | null; to_control_unit_id: string | null }[]>(
-    'select id, str_status, ts_valid_until, to_control_unit_id from gta where id = any(array[?]::uuid[]) order by id for update',
-    [gtas.map((g) => g.gta_id)],
+    `select g.id, g.str_status, g.ts_valid_until, g.to_control_unit_id from gta g where g.id = any(array[?]::uuid[]) and ${usable.sql} order by g.id for update`,
+    [gtas.map((g) => g.gta_id), ...usable.params],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const check = new Checker();

@@ -58,7 +58,7 @@ export class AnimalsIngressService {
         const replayed = await replayCreate(tx, AnimalsIngress, 'animals_ingress', 'AnimalsIngress', 'ANIMALS_INGRESS_CREATED', id, hash, (r) => r.to_control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }
-      await checkIngressGtas(tx, work.unit.id, gtas);
+      await checkIngressGtas(tx, actor, work.unit.id, gtas);
       const operator = await operatorFor(tx, actor, work, input.operator_user_id);
       const ingress = tx.create(AnimalsIngress, {
         ...(id ? { id } : {}),
@@ -151,7 +151,7 @@ export class AnimalsIngressService {
 export const refsOf = (work: MovementWork, ingress: AnimalsIngress) => ({ organization_id: work.establishment.organization_id, to_control_unit_id: ingress.to_control_unit_id });
 
 async function storeBatch(tx: EntityManager, actor: Actor, ingress: AnimalsIngress, reads: AnimalRead[], first: EventInput | null): Promise<void> {
-  const resolved = await resolveReads(tx, reads);
+  const resolved = await resolveReads(tx, actor, reads);
   const added = await storeReads(tx, INGRESS_READS, ingress.id, resolved);
   if (reads.length) await refreshFirstRead(tx, ingress);
   const events: EventInput[] = first ? [first] : [];

@@ -36,6 +36,18 @@ export const gtaPolicy = {
     return { sql: `(${parts.join(' or ')})`, params };
   },
 
+  /**
+   * SQL condition on alias "g": a GTA the caller may name in a movement at `unitId` (the `side` it
+   * leaves from or arrives at). One it sees, one issued for that very unit, or (leaving) one the
+   * state notified without an origin yet, which the egress completes. Anything else is "no such
+   * GTA", exactly as an unknown id (CONTRACT.md's body-id rule).
+   */
+  usable(actor: Actor, side: 'from' | 'to', unitId: string): Scope {
+    const seen = gtaPolicy.scope(actor);
+    const bare = side === 'from' ? ' or g.from_control_unit_id is null' : '';
+    return { sql: `(g.${side}_control_unit_id = ?${bare} or ${seen.sql})`, params: [unitId, ...seen.params] };
+  },
+
   /** SQL condition on alias "g": the organization `organization` (an SQL expression, used twice) is the origin's or the destination's. */
   isParty(organization: string): string {
     return `(g.organization_id = ${organization} or exists (select 1 from establishment te where te.id = g.to_establishment_id and te.organization_id = ${organization}))`;

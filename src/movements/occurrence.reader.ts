@@ -27,6 +27,7 @@ export const OCCURRENCE_SEARCH: SearchSpec = {
     animals_egress_id: 'uuid',
     animals_ingress_id: 'uuid',
     gta_id: 'uuid',
+    travel_id: 'uuid',
     reporter_user_id: 'uuid',
     resolver_user_id: 'uuid',
   },

@@ -1,17 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from './errors.js';
+import { counted, toPositional } from '../db/sql.js';
 import { bodyHash } from './replay.js';
 
 /**
  * `Idempotency-Key` on REST POSTs (CONTRACT.md "Offline-first writes"). A key belongs to one caller
- * (user id, or client address when unauthenticated); the first request claims it with a pending
- * row, runs, and stores its status and JSON body unless the status says "try again" (5xx, 429).
- * A repeat with the same method, path and body gets the stored response back without running; any
- * other use of the key, or a repeat while the first still runs, is a 422 CONFLICT. Keys live 24 h.
+ * (user id, or client address when unauthenticated); the first request claims it, runs, and stores
+ * its status and JSON body unless the status says "try again" (5xx, 429). A repeat with the same
+ * method, path and body gets the stored response back without running; any other use of the key is
+ * a 422 CONFLICT. Keys live 24 h.
  *
- * Statements per keyed POST, whatever the route: 2 besides the route's own. The claim (insert, or
- * overwrite an expired row) and then either the store/release of the response, or, when the key was
- * taken, one read of the stored row.
+ * On PostgreSQL the claim is a row inserted in a transaction of its own connection, held open while
+ * the request runs and committed with the response: a repeat meanwhile waits on that row's lock and
+ * then replays, and a request whose process dies (kill -9) takes its uncommitted claim with it, so a
+ * retry runs at once. On PGlite (one process, one session) the claim is a committed pending row
+ * with a lease; the process that owns the database clears pending claims when it starts.
+ *
+ * Statements per keyed POST, whatever the route, besides the route's own: on PGlite 2 (claim, then
+ * store or release; a replay: claim and one read); on PostgreSQL 4 (begin, claim, store, commit; a
+ * replay: begin, claim, rollback and one read).
  */
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -74,38 +81,83 @@ interface Row {
  * Runs `run` once per caller and key. `run` answers the request and returns its response; when it
  * throws, the claim is released and the error goes on. Returns the response and whether it is a replay.
  */
-export async function idempotent(em: EntityManager, req: IdempotentRequest, run: () => Promise<StoredResponse>): Promise<{ response: StoredResponse; replayed: boolean }> {
-  const hash = bodyHash(req.body);
-  // A concurrent claim of the same key waits on the row lock, then sees it taken: only one runs.
-  const claimed = await em.execute<{ claimed: boolean }[]>(
-    `insert into idempotency_key (str_caller, str_key, str_method, str_path, str_body_hash) values (?, ?, ?, ?, ?)
+/** The claim: insert, or overwrite an expired row (or, on PGlite, a pending one past its lease). */
+const CLAIM = `insert into idempotency_key (str_caller, str_key, str_method, str_path, str_body_hash) values (?, ?, ?, ?, ?)
      on conflict (str_caller, str_key) do update
        set str_method = excluded.str_method, str_path = excluded.str_path, str_body_hash = excluded.str_body_hash,
            num_status = null, str_response = null, ts_created_at = now()
        where idempotency_key.ts_created_at < now() - ${TTL}
           or (idempotency_key.num_status is null and idempotency_key.ts_created_at < now() - ${LEASE})
-     returning true as claimed`,
-    [req.caller, req.key, req.method, req.path, hash],
-  );
+     returning true as claimed`;
+const STORE = 'update idempotency_key set num_status = ?, str_response = ? where str_caller = ? and str_key = ? and num_status is null';
+const RELEASE = 'delete from idempotency_key where str_caller = ? and str_key = ? and num_status is null';
+
+/** One connection of its own for a claim's transaction (PostgreSQL). */
+export interface ClaimConnection {
+  query(sql: string, params?: unknown[]): Promise<{ rowCount: number | null }>;
+  release(): void;
+}
+export type ConnectClaim = () => Promise<ClaimConnection>;
+
+/** PGlite: no request of a previous process can still be running, so its pending claims are free. */
+export async function releaseDeadClaims(em: EntityManager): Promise<void> {
+  await em.execute('delete from idempotency_key where num_status is null');
+}
+
+const storeParams = (req: IdempotentRequest, response: StoredResponse) => [response.status, response.body == null ? null : JSON.stringify(response.body), req.caller, req.key];
+const keep = (response: StoredResponse | null): response is StoredResponse => !!response && isStorable(response.status) && !carriesCredentials(response.body);
+
+/**
+ * Runs `run` once per caller and key. `run` answers the request and returns its response; when it
+ * throws, the claim is released and the error goes on. Returns the response and whether it is a replay.
+ * `connect` (PostgreSQL): the claim is held in a transaction of its own connection (see above).
+ */
+export async function idempotent(em: EntityManager, req: IdempotentRequest, run: () => Promise<StoredResponse>, connect?: ConnectClaim): Promise<{ response: StoredResponse; replayed: boolean }> {
+  const hash = bodyHash(req.body);
+  const claim = [req.caller, req.key, req.method, req.path, hash];
+  if (connect) {
+    const claimant = await connect();
+    // Counted with the request's own statements (X-SQL-Statements), as the ORM's are.
+    const client = { query: (sql: string, params?: unknown[]) => (counted(sql), claimant.query(sql, params)), release: () => claimant.release() };
+    let open = false;
+    try {
+      await client.query('begin');
+      open = true;
+      // A concurrent claim of the same key waits here on the uncommitted row, then replays (or claims, if this one rolled back).
+      if ((await client.query(toPositional(CLAIM), claim)).rowCount) {
+        let response: StoredResponse | null = null;
+        try {
+          response = await run();
+        } finally {
+          if (keep(response)) await client.query(toPositional(STORE), storeParams(req, response));
+          await client.query(keep(response) ? 'commit' : 'rollback');
+          open = false;
+        }
+        return { response, replayed: false };
+      }
+    } finally {
+      if (open) await client.query('rollback').catch(() => undefined);
+      client.release();
+    }
+    return replay(em, req, hash);
+  }
+  // A concurrent claim of the same key waits on the row lock, then sees it taken: only one runs.
+  const claimed = await em.execute<{ claimed: boolean }[]>(CLAIM, claim);
   if (claimed.length) {
     let response: StoredResponse | null = null;
     try {
       response = await run();
     } finally {
-      if (response && isStorable(response.status) && !carriesCredentials(response.body)) {
-        await em.execute('update idempotency_key set num_status = ?, str_response = ? where str_caller = ? and str_key = ? and num_status is null', [
-          response.status,
-          response.body == null ? null : JSON.stringify(response.body),
-          req.caller,
-          req.key,
-        ]);
-      } else {
-        await em.execute('delete from idempotency_key where str_caller = ? and str_key = ? and num_status is null', [req.caller, req.key]);
-      }
+      if (keep(response)) await em.execute(STORE, storeParams(req, response));
+      else await em.execute(RELEASE, [req.caller, req.key]);
     }
     return { response, replayed: false };
   }
+  return replay(em, req, hash);
+}
 
+/** The key was taken: its stored response, or a CONFLICT. */
+async function replay(em: EntityManager, req: IdempotentRequest, hash: string): Promise<{ response: StoredResponse; replayed: boolean }> {
   const [row] = await em.execute<Row[]>(
     `select str_method, str_path, str_body_hash, num_status, str_response from idempotency_key
      where str_caller = ? and str_key = ? and ts_created_at >= now() - ${TTL}`,

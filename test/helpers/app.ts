@@ -107,6 +107,8 @@ export async function startApp(env: Record<string, string> = {}, clock?: Clock):
     LOGIN_LIMIT_PER_ADDRESS: '100000',
     LOGIN_LIMIT_PER_LOGIN: '1000',
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    // Closing a test's service does not wait for its idle keep-alive connections (test/shutdown.test.ts holds the grace).
+    SHUTDOWN_GRACE_MS: '0',
     ...env,
   });
   // An image only where the service would start from an empty database it migrates itself.
