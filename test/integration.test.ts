@@ -253,7 +253,8 @@ test('the OpenAPI document lists 400, 401, 403, 404, 422, 500 for every integrat
   for (const [path, method, success] of ops) {
     const op = res.body.paths[path]?.[method];
     expect(op).toBeDefined();
-    expect(Object.keys(op.responses).sort()).toEqual([success, '400', '401', '403', '404', '422', '500'].sort());
+    // interface.md's codes; the service may list more that it answers (413 for a body too large, 428, 503).
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining([success, '400', '401', '403', '404', '422', '500']));
     expect(op.tags).toEqual(['Integration']);
   }
   expect(res.body.paths['/api/v1/entrada_animais/{id}'].get.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
