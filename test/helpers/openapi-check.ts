@@ -73,7 +73,8 @@ export async function checkAnswer(baseUrl: string, method: string, path: string,
   const pathname = path.split('?')[0]!.replace(/\/+$/, '') || '/';
   const op = operations.find((o) => o.method === method.toUpperCase() && o.pattern.test(pathname));
   if (!op) return;
-  const where = `${op.method} ${op.template} (${method.toUpperCase()} ${path})`;
+  const shown = path.length > 120 ? `${path.slice(0, 120)}…` : path;
+  const where = `${op.method} ${op.template} (${method.toUpperCase()} ${shown})`;
   const response = op.responses[String(status)];
   if (!response) throw new Error(`OpenAPI check: ${where} answered ${status}, a status its operation does not list (it lists ${Object.keys(op.responses).join(', ')})`);
   const content: Json | undefined = response.content;
