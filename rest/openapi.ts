@@ -4,7 +4,7 @@ import {
 } from 'graphql';
 import { DOWNLOAD_TYPES } from '../graphql/files.js';
 import { STATUS_OF } from './errors.js';
-import { exampleKey, type Examples } from './examples.js';
+import { exampleOf, type Examples } from './examples.js';
 import { answerSchemas } from './openapi-answers.js';
 import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
@@ -163,9 +163,13 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
       responses,
     };
     if (arg && route.upload) operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: multipartSchema(arg.type) } } };
-    else if (arg) operation.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: typeOf(arg.type, false) } } };
+    else if (arg) {
+      const input = typeOf(arg.type, false);
+      const schema = route.requiredBody ? { allOf: [input, { required: route.requiredBody }] } : input;
+      operation.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema } } };
+    }
     else if (route.filter?.from === 'body') operation.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', description: 'Filters (CONTRACT.md, Search bodies)' } } } };
-    const example = options.examples?.[exampleKey(route)];
+    const example = options.examples ? exampleOf(options.examples, route) : undefined;
     if (example) withExample(operation, example);
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };
   }

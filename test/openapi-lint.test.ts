@@ -59,3 +59,11 @@ describe('the test helper checks every REST answer against this document', () =>
     await expect(checkAnswer(app.url, 'GET', '/api/counties', 422, 'application/json', { error: 'VALIDATION_FAILED' })).rejects.toThrow(/\(body\): must have required property 'detail'/);
   });
 });
+
+test('POST /api/v1/establishments requires str_ibge_code, str_name and str_type (interface.md); the private create marks none', async () => {
+  const doc = (await app.call('GET', '/api/openapi.json')).body;
+  const bodyOf = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema;
+  expect(bodyOf('/api/v1/establishments').allOf[1]).toEqual({ required: ['str_ibge_code', 'str_name', 'str_type'] });
+  expect(bodyOf('/api/establishments')).toEqual({ $ref: '#/components/schemas/EstablishmentCreateInput' });
+  expect(doc.components.schemas.EstablishmentCreateInput.required).toEqual([]);
+});
