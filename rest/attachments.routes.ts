@@ -40,5 +40,6 @@ export const attachmentRoutes: Route[] = [
       search: 'Search attachments (str_record_type with record_id for one record, str_content_type, author_user_id, str_sha256, ts_* ranges, str_query on the file name)',
       remove: 'Its author deletes an attachment (403 for anyone else); the bytes go with it',
     },
-  }),
+    // A record filter naming a record the caller does not see answers 404 (index and search alike).
+  }).map((r): Route => (r.paged ? { ...r, errors: [404] } : r)),
 ];

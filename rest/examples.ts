@@ -6,7 +6,7 @@ import type { Route } from './route.js';
 /**
  * The examples of the API documentation: a request and its answer per operation, recorded from the
  * test suite's real exchanges (`npm run docs:examples`) into rest/operations/examples.json, which
- * the OpenAPI document reads at start. `/api/v1/...` shares the example of `/api/...`.
+ * the OpenAPI document reads at start. `/api/v1/...` without an example of its own shows the one of `/api/...`.
  */
 export interface Example {
   status: number;
@@ -18,7 +18,17 @@ export type Examples = Record<string, Example>;
 
 export const EXAMPLES_FILE = 'examples.json';
 
-export const exampleKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method.toUpperCase()} ${route.path.replace(/^\/api\/v1\//, '/api/')}`;
+export const exampleKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method.toUpperCase()} ${route.path}`;
+
+/** A route's example: its own, or else the one of its `/api/...` twin (whose body may lack what `requiredBody` asks: then none). */
+export function exampleOf(examples: Examples, route: Pick<Route, 'method' | 'path' | 'requiredBody'>): Example | undefined {
+  const own = examples[exampleKey(route)];
+  if (own) return own;
+  const twin = examples[exampleKey({ method: route.method, path: route.path.replace(/^\/api\/v1\//, '/api/') })];
+  const request = twin?.request as Record<string, unknown> | undefined;
+  if (twin && route.requiredBody?.some((f) => request?.[f] === undefined)) return undefined;
+  return twin;
+}
 
 export function loadExamples(): Examples {
   const file = operationsDir() + EXAMPLES_FILE;

@@ -2,10 +2,11 @@ import {
   getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLOutputType, type GraphQLSchema,
 } from 'graphql';
-import { isRelation } from './absent-relations.js';
 import { DOWNLOAD_TYPES } from '../graphql/files.js';
 import { STATUS_OF } from './errors.js';
-import { exampleKey, type Examples } from './examples.js';
+import { exampleOf, type Examples } from './examples.js';
+import { answerSchemas } from './openapi-answers.js';
+import { loadOperations } from './operations.js';
 import type { Route } from './route.js';
 
 type Json = Record<string, unknown>;
@@ -23,11 +24,14 @@ const SCALARS: Record<string, Json> = {
 
 const DESCRIPTIONS: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No content', 400: 'Bad request', 401: 'Unauthenticated', 403: 'Forbidden',
-  404: 'Not found', 413: 'Payload too large', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error',
+  404: 'Not found', 413: 'Payload too large', 422: 'Unprocessable', 428: 'Precondition required (accept the terms)', 429: 'Too many requests', 500: 'Internal error', 503: 'Unavailable',
 };
 
-/** The license the service's API is published under (package.json's `license`). */
-export const API_LICENSE = { name: 'Proprietary (UNLICENSED): all rights reserved' } as const;
+/**
+ * The license the service's API is published under: package.json's `UNLICENSED`, which is not an
+ * SPDX identifier; SPDX writes a license of its own as `LicenseRef-<name>`.
+ */
+export const API_LICENSE = { name: 'Proprietary (UNLICENSED): all rights reserved', identifier: 'LicenseRef-Proprietary' } as const;
 
 const API_DESCRIPTION = [
   'The REST door of the livestock traceability service: the paths of the published interface (`docs/interface.md`), for state agencies, slaughterhouses and legacy systems. Frontends use GraphQL at `/graphql` (an IDE opens there in a browser); both doors run one schema over one core, so they answer the same.',
@@ -50,6 +54,23 @@ function describe(route: Route): string {
   return lines.join(' ');
 }
 
+/**
+ * Every error status a route can answer (CONTRACT.md's error table): a request can be malformed (a
+ * body, a path id, a URL past Node's limit: 400) and a body too large (413); a path names a record
+ * that may not exist (404); a
+ * signed-in caller may be refused (403) or asked to accept the terms first (428, TERMS_REQUIRED);
+ * any request can fail validation (422), the database can be away (503), and 500 is never excluded.
+ * A route adds the statuses its own rules answer (`errors`: 429 for login, ...).
+ */
+function errorStatusesOf(route: Route): number[] {
+  const takesBody = route.method !== 'GET' && route.method !== 'DELETE';
+  const statuses = new Set([...(route.errors ?? []), 400, 422, 500, 503]);
+  if (takesBody) statuses.add(413);
+  if (route.params) statuses.add(404);
+  if (route.auth) [401, 403, 428].forEach((s) => statuses.add(s));
+  return [...statuses].sort((a, b) => a - b);
+}
+
 /** A recorded exchange as the operation's request and answer examples (the JSON ones). */
 function withExample(operation: Json, example: Examples[string]): void {
   const json = (holder: unknown) => (holder as { content?: Record<string, Json> } | undefined)?.content?.['application/json'];
@@ -60,25 +81,23 @@ function withExample(operation: Json, example: Examples[string]): void {
 }
 
 /** An upload's form: the input's fields as text fields, and the part "file". */
-function multipartSchema(input: Json, components: Record<string, Json>): Json {
-  const name = typeof input.$ref === 'string' ? input.$ref.split('/').pop()! : '';
-  const fields = (components[name]?.properties ?? {}) as Record<string, Json>;
+function multipartSchema(input: GraphQLInputType): Json {
+  const named = getNamedType(input);
+  const fields = isInputObjectType(named) ? Object.values(named.getFields()) : [];
   return {
     type: 'object',
-    properties: { ...Object.fromEntries(Object.keys(fields).map((f) => [f, { type: 'string', description: (fields[f] as { description?: string }).description }])), file: { type: 'string', format: 'binary', description: 'PDF, JPEG, PNG or WebP (decided by its bytes), at most 10 MiB' } },
+    properties: { ...Object.fromEntries(fields.map((f) => [f.name, { type: 'string', ...(f.description ? { description: f.description } : {}) }])), file: { type: 'string', format: 'binary', description: 'PDF, JPEG, PNG or WebP (decided by its bytes), at most 10 MiB' } },
     required: ['file'],
   };
 }
+
+/** A PUBLIC_URL on this machine (the default) tells a reader elsewhere nothing the relative server does not. */
+const isLoopback = (url: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
 
 /** The OpenAPI 3.1 document: every REST route, its body and response types derived from the GraphQL schema. */
 export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { publicUrl?: string; examples?: Examples } = {}): Json {
   const components: Record<string, Json> = {
     ErrorResponse: { type: 'object', properties: { error: { type: 'string' }, detail: {} }, required: ['error', 'detail'] },
-    PaginationMeta: {
-      type: 'object',
-      properties: Object.fromEntries(['int_current_page', 'int_max_results', 'int_total_results', 'int_total_pages'].map((k) => [k, { type: 'integer' }])),
-      required: ['int_current_page', 'int_max_results', 'int_total_results', 'int_total_pages'],
-    },
   };
 
   const ref = (named: GraphQLNamedType): Json => {
@@ -89,8 +108,7 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
       const fields = (isObjectType(named) || isInputObjectType(named) ? Object.values(named.getFields()) : []) as { name: string; type: GraphQLInputType | GraphQLOutputType; description?: string | null }[];
       components[named.name] = {
         type: 'object',
-        // A relation is left out of a REST answer rather than null (absent-relations.ts).
-        properties: Object.fromEntries(fields.map((f) => [f.name, typeOf(f.type, !(isObjectType(named) && isRelation(f.type as GraphQLOutputType)))])),
+        properties: Object.fromEntries(fields.map((f) => [f.name, typeOf(f.type)])),
         required: fields.filter((f) => isNonNullType(f.type)).map((f) => f.name),
       };
     }
@@ -103,6 +121,8 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
     return nullable ? { anyOf: [inner, { type: 'null' }] } : inner;
   };
 
+  const operations = loadOperations(schema);
+  const answerOf = answerSchemas(schema, operations.values(), components, (named) => ref(named));
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
@@ -119,17 +139,17 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
       const binary = { schema: { type: 'string', format: 'binary' } };
       responses[String(route.status)] = { description: `${DESCRIPTIONS[route.status]}: the bytes, as a download`, content: Object.fromEntries(DOWNLOAD_TYPES.map((t) => [t, binary])) };
     } else if (field) {
-      const out = getNamedType(field.type);
-      const dataSchema = route.paged && isObjectType(out) ? typeOf(out.getFields().data!.type as GraphQLOutputType, false) : typeOf(field.type, false);
-      const extra = route.paged && isObjectType(out) ? Object.fromEntries((route.extra ?? []).map((f) => [f, typeOf(out.getFields()[f]!.type as GraphQLOutputType, false)])) : {};
-      const properties: Json = route.paged ? { data: dataSchema, meta: { $ref: '#/components/schemas/PaginationMeta' }, ...extra } : { data: dataSchema };
+      const answer = answerOf(operations.get(route.operation)!, route.pick);
+      if (!answer) throw new Error(`OpenAPI: ${route.operation} selects no ${route.pick}`);
+      const properties: Json = route.paged ? Object.fromEntries(['data', 'meta', ...(route.extra ?? [])].map((f) => [f, answer.part(f)])) : { data: answer.whole };
       const content: Json = { 'application/json': { schema: { type: 'object', properties, required: Object.keys(properties) } } };
       if (route.csv) content['text/csv'] = { schema: { type: 'string', description: `Every page, one row per line: ${route.csv.header.join(', ')}` } };
       responses[String(route.status)] = { description: DESCRIPTIONS[route.status], content };
     }
-    const errorStatuses = new Set([...(route.errors ?? []), ...(route.auth ? [401] : []), 422, 500]);
-    for (const status of [...errorStatuses].sort()) {
-      responses[String(status)] = { description: DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } };
+    for (const status of errorStatusesOf(route)) {
+      const codes = Object.keys(STATUS_OF).filter((code) => STATUS_OF[code as keyof typeof STATUS_OF] === status);
+      const schema = { allOf: [{ $ref: '#/components/schemas/ErrorResponse' }, { properties: { error: { enum: codes } } }] };
+      responses[String(status)] = { description: DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema } } };
     }
     const arg = route.body ? field?.args.find((a) => a.name === route.body) : undefined;
     const operation: Json = {
@@ -142,10 +162,14 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
       parameters,
       responses,
     };
-    if (arg && route.upload) operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: multipartSchema(typeOf(arg.type, false), components) } } };
-    else if (arg) operation.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: typeOf(arg.type, false) } } };
+    if (arg && route.upload) operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: multipartSchema(arg.type) } } };
+    else if (arg) {
+      const input = typeOf(arg.type, false);
+      const schema = route.requiredBody ? { allOf: [input, { required: route.requiredBody }] } : input;
+      operation.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema } } };
+    }
     else if (route.filter?.from === 'body') operation.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', description: 'Filters (CONTRACT.md, Search bodies)' } } } };
-    const example = options.examples?.[exampleKey(route)];
+    const example = options.examples ? exampleOf(options.examples, route) : undefined;
     if (example) withExample(operation, example);
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };
   }
@@ -153,7 +177,7 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
     openapi: '3.1.0',
     info: { title: 'Livestock traceability service', version: '0.1.0', description: API_DESCRIPTION, license: API_LICENSE },
     // Relative first: "Try it out" calls the server the document was read from, wherever it runs.
-    servers: [{ url: '/', description: 'The server this document was read from' }, ...(options.publicUrl ? [{ url: options.publicUrl, description: 'PUBLIC_URL' }] : [])],
+    servers: [{ url: '/', description: 'The server this document was read from' }, ...(options.publicUrl && !isLoopback(options.publicUrl) ? [{ url: options.publicUrl, description: 'PUBLIC_URL' }] : [])],
     components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     paths,
     'x-error-statuses': STATUS_OF,

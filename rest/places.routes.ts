@@ -24,7 +24,7 @@ function establishmentRoutesUnder(base: string, publicApi: boolean): Route[] {
       create: publicApi ? 'Register an establishment in the active organization (str_ibge_code, str_name, str_type required)' : 'Register an establishment in the active organization (county by county_id or str_ibge_code)',
       update: 'Update an establishment (statuses: authorities and administrators)',
     },
-  }).map((r): Route => (publicApi && r.operation === 'EstablishmentCreate' ? { ...r, operation: 'EstablishmentPublicCreate', pick: 'createPublicEstablishment' } : r));
+  }).map((r): Route => (publicApi && r.operation === 'EstablishmentCreate' ? { ...r, operation: 'EstablishmentPublicCreate', pick: 'createPublicEstablishment', requiredBody: ['str_ibge_code', 'str_name', 'str_type'] } : r));
   routes.push({ method: 'POST', path: `${base}/establishments/unrestricted/search`, auth: true, operation: 'EstablishmentUnrestrictedSearch', status: 200, page: 'page', filter: { from: 'body', variable: 'filter' }, pick: 'establishmentsUnrestricted', paged: true, summary: "Search every organization's establishments (public fields; a CPF masked)", tag: 'Establishment' });
   return routes;
 }

@@ -14,6 +14,11 @@ export interface Route {
   tag: string;
   /** The JSON body becomes this variable (an input object); unknown keys are dropped and named in a Warning header. */
   body?: string;
+  /**
+   * Body fields interface.md makes required on this route although its input type leaves them
+   * optional (the core checks them, answering 422 naming each): the document marks them required.
+   */
+  requiredBody?: string[];
   /** The body is optional (interface.md: "optional body"). */
   optionalBody?: boolean;
   /** Path parameters → variables; `uuid: true` answers 400 when the segment is not a uuid. */

@@ -82,6 +82,6 @@ test('OpenAPI says the same: a relation is optional and not nullable, scalars an
   expect(schemas.Vehicle.required).not.toContain('owner');
   expect(schemas.Vehicle.properties.str_trailer_plate).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
   expect(schemas.Establishment.properties.county).toEqual({ $ref: '#/components/schemas/County' });
-  expect(schemas.Establishment.properties.geo_location).toEqual({ anyOf: [{ $ref: '#/components/schemas/GeoPoint' }, { type: 'null' }] });
+  expect(schemas.Establishment.properties.geo_location).toEqual({ anyOf: [{ $ref: '#/components/schemas/GeoJSONPoint' }, { type: 'null' }] });
   expect(schemas.Invite.properties.gta).toEqual({ $ref: '#/components/schemas/Gta' });
 });

@@ -335,6 +335,42 @@ describe('the state integration: GTAs notified bare, saida_animais and entrada_a
   });
 });
 
+describe("a movement record's units and operator (issue 20)", () => {
+  test('units are whole Control Units and the operator a whole User; for the other organization the personal values are masked, the shape the same', async () => {
+    const farm = await holding(app, county, 'FARM');
+    const feedlot = await holding(app, county, 'FEEDLOT');
+    const { codes } = await stockAnimals(app, farm.unit.unitId, 1);
+    const gta = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 1);
+    const e = (await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, to_control_unit_id: feedlot.unit.unitId, gta_id: gta.id, tags: codes.map((c) => egressRead(c)) })).body.data;
+    expect((await app.call('POST', `/api/animals-egress/${e.id}/finish`, { token: farm.owner.access })).status).toBe(200);
+
+    const own = (await app.call('GET', `/api/animals-egress/${e.id}`, { token: farm.owner.access })).body.data;
+    const other = await app.call('GET', `/api/animals-egress/${e.id}`, { token: feedlot.owner.access });
+    expect(other.status).toBe(200);
+    for (const data of [own, other.body.data]) {
+      expect(data.from_control_unit).toMatchObject({ id: farm.unit.unitId, establishment_id: farm.unit.establishmentId, str_code: farm.unit.code, str_name: 'Curral', str_type: 'PRODUCTION' });
+      expect(data.to_control_unit).toMatchObject({ id: feedlot.unit.unitId, establishment_id: feedlot.unit.establishmentId, str_name: 'Curral', str_type: 'PRODUCTION' });
+    }
+    const user = farm.owner.user;
+    expect(own.operator_user).toEqual({
+      id: user.id, str_name: user.str_name, str_email: farm.owner.email, str_document: farm.owner.document, str_type: user.str_type, bl_admin: false, bl_verified: user.bl_verified,
+      ts_created_at: expect.any(String), ts_updated_at: expect.any(String),
+    });
+    const masked = other.body.data.operator_user;
+    expect(Object.keys(masked).sort()).toEqual(Object.keys(own.operator_user).sort());
+    expect(masked).toMatchObject({ id: user.id, str_name: user.str_name, str_type: user.str_type });
+    expect(masked.str_email).toBe(`${farm.owner.email[0]}***${farm.owner.email.slice(farm.owner.email.indexOf('@'))}`);
+    expect(masked.str_document).toBe(`***.${farm.owner.document.slice(3, 6)}.${farm.owner.document.slice(6, 9)}-**`);
+
+    // GraphQL answers the same, and a masked operator shows no memberships.
+    const query = 'query($id: UUID!) { animalsEgress(id: $id) { operator_user { str_email str_document organizations { id } } } }';
+    const asOther = await app.graphql(query, { id: e.id }, feedlot.owner.access);
+    expect(asOther.body).toEqual({ data: { animalsEgress: { operator_user: { str_email: masked.str_email, str_document: masked.str_document, organizations: [] } } } });
+    const asOwn = await app.graphql(query, { id: e.id }, farm.owner.access);
+    expect(asOwn.body.data.animalsEgress.operator_user).toEqual({ str_email: farm.owner.email, str_document: farm.owner.document, organizations: [{ id: farm.owner.org.id }] });
+  });
+});
+
 describe('GraphQL: movements with their relations, batched', () => {
   test('egresses with units, GTA, operator and reads → animals → stays: statements do not grow with the rows', async () => {
     const farm = await holding(app, county, 'FARM');

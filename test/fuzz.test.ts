@@ -44,6 +44,7 @@ interface Schema {
   required?: string[];
   items?: Schema;
   anyOf?: Schema[];
+  allOf?: Schema[];
   $ref?: string;
 }
 
@@ -71,11 +72,15 @@ interface Operation {
 type Doc = { paths: Record<string, Record<string, Record<string, unknown>>>; components: { schemas: Record<string, Schema> } };
 
 function reader(doc: Doc) {
-  /** The schema itself: `$ref` followed, a nullable `anyOf` reduced to its non-null branch. */
+  /** The schema itself: `$ref` followed, a nullable `anyOf` reduced to its non-null branch, an `allOf` merged. */
   const resolve = (s: Schema | undefined): Schema => {
     if (!s) return {};
     if (s.$ref) return resolve(doc.components.schemas[s.$ref.split('/').pop()!]);
     if (s.anyOf) return resolve(s.anyOf.find((b) => b.type !== 'null'));
+    if (s.allOf) {
+      const parts = s.allOf.map(resolve);
+      return parts.reduce((all, p) => ({ ...all, ...p, properties: { ...all.properties, ...p.properties }, required: [...new Set([...(all.required ?? []), ...(p.required ?? [])])] }), {} as Schema);
+    }
     return s;
   };
   const fieldsOf = (schema: Schema, prefix: (string | number)[] = [], depth = 0): Field[] => {

@@ -376,11 +376,14 @@ describe('GraphQL', () => {
     expect(ids(to.establishment.control_units)).toEqual([destination.unitId, siblingId].sort());
     expect(asDestination.body.data.gta.from_control_unit).toEqual({ str_responsible_user_name: owner.user.str_name, responsible_user: null, establishment: null });
 
-    // REST shows both units' Read Only Data to either side, as before.
+    // REST shows both units as a Control Unit (Control Unit Data Without Establishment as any signed-in user reads it) to either side.
     for (const token of [owner.access, dest.access]) {
       const rest = await app.call('GET', `/api/gtas/${g.id}`, { token });
       expect(rest.status).toBe(200);
-      expect(rest.body.data.to_control_unit).toEqual({ id: destination.unitId, str_code: destination.code, str_responsible_user_name: dest.user.str_name, ts_created_at: expect.stringMatching(ISO_Z), ts_updated_at: expect.stringMatching(ISO_Z) });
+      expect(rest.body.data.to_control_unit).toEqual({
+        id: destination.unitId, establishment_id: destination.establishmentId, str_code: destination.code, str_name: expect.any(String), str_type: expect.any(String),
+        str_predominant_phase: null, str_predominant_system: null, str_responsible_user_name: dest.user.str_name, ts_created_at: expect.stringMatching(ISO_Z), ts_updated_at: expect.stringMatching(ISO_Z),
+      });
       expect(rest.body.data.from_control_unit).toMatchObject({ id: origin.unitId, str_responsible_user_name: owner.user.str_name });
     }
   });

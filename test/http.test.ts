@@ -225,7 +225,7 @@ describe('OpenAPI', () => {
     expect(res.status).toBe(200);
     const doc = res.body;
     expect(doc.openapi).toMatch(/^3\.1\./);
-    expect(doc.info).toEqual({ title: expect.any(String), version: expect.any(String), description: expect.any(String), license: { name: expect.any(String) } });
+    expect(doc.info).toEqual({ title: expect.any(String), version: expect.any(String), description: expect.any(String), license: { name: expect.any(String), identifier: expect.any(String) } });
     expect(routes.length).toBeGreaterThan(0);
     for (const route of routes) {
       const path = route.path.replace(/:(\w+)/g, '{$1}');

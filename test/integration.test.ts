@@ -156,7 +156,10 @@ describe('POST /api/v1/gta/notificar', () => {
     const bare = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: four });
     expect(bare.status).toBe(201);
     expect(bare.headers.get('warning')).toBeNull();
-    expect(bare.body.data).toMatchObject({ str_code: nr, str_external_id: four.id_gta, str_status: 'ISSUED', int_animal_quantity: null, from_control_unit_id: null, to_control_unit_id: null, str_purpose: null, ts_valid_until: null });
+    // Not yet completed: the quantity Gta Partial Data requires reads 0, never a real quantity (CONTRACT.md, Decisions).
+    expect(bare.body.data).toMatchObject({ str_code: nr, str_external_id: four.id_gta, str_status: 'ISSUED', int_animal_quantity: 0, from_control_unit_id: null, to_control_unit_id: null, str_purpose: null, ts_valid_until: null });
+    const asGraphql = await app.graphql('query($id: UUID!) { gta(id: $id) { int_animal_quantity from_establishment { id } to_establishment { id } } }', { id: bare.body.data.id }, caller.access);
+    expect(asGraphql.body).toEqual({ data: { gta: { int_animal_quantity: 0, from_establishment: null, to_establishment: null } } });
     const { from, to } = await units();
     const completed = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: notice(from.code, to.code, four) });
     expect(completed.status).toBe(201);
@@ -253,7 +256,8 @@ test('the OpenAPI document lists 400, 401, 403, 404, 422, 500 for every integrat
   for (const [path, method, success] of ops) {
     const op = res.body.paths[path]?.[method];
     expect(op).toBeDefined();
-    expect(Object.keys(op.responses).sort()).toEqual([success, '400', '401', '403', '404', '422', '500'].sort());
+    // interface.md's codes; the service may list more that it answers (413 for a body too large, 428, 503).
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining([success, '400', '401', '403', '404', '422', '500']));
     expect(op.tags).toEqual(['Integration']);
   }
   expect(res.body.paths['/api/v1/entrada_animais/{id}'].get.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);

@@ -7,6 +7,7 @@ import { PaginationMeta } from '../shared/pagination.type.js';
 import { RoleEnum, UserTypeEnum } from './enums.js';
 import type { OrganizationRef } from '../loaders.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
+import { isMasked } from '../../src/identity/user.masks.js';
 
 /** A user's organizations are joined with the user when the query selects them. */
 export const USER_NEEDS: Needs = { organizations: { path: ['organizations'] } };
@@ -40,7 +41,7 @@ export class User {
 export class UserFieldsResolver {
   @FieldResolver(() => [UserOrganization])
   organizations(@Root() user: UserRow, @Ctx() ctx: Context): Loaded<OrganizationRef[]> {
-    return ctx.loaders.organizationsOfUser.load(user.id);
+    return isMasked(user) ? [] : ctx.loaders.organizationsOfUser.load(user.id);
   }
 }
 

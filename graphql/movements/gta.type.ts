@@ -29,7 +29,7 @@ export class GtaResponsibleUser {
 export class Gta {
   @Field(() => UUID) id!: string;
   @Field(() => String, { description: 'The GTA number' }) str_code!: string;
-  @Field(() => Int, { nullable: true, description: 'Null while a GTA the state notified is incomplete' }) int_animal_quantity!: number | null;
+  @Field(() => Int, { description: 'At least 1; 0 while a GTA the state notified without it is not yet completed (docs/CONTRACT.md, Decisions)' }) int_animal_quantity!: number;
   @Field(() => String, { nullable: true }) str_federative_unit!: string | null;
   @Field(() => String, { nullable: true }) str_series!: string | null;
   @Field(() => GtaStatusEnum) str_status!: string;
@@ -43,8 +43,8 @@ export class Gta {
   @Field(() => UUID, { nullable: true }) to_establishment_id!: string | null;
   @Field(() => ControlUnit, { nullable: true }) from_control_unit!: ControlUnit | null;
   @Field(() => ControlUnit, { nullable: true }) to_control_unit!: ControlUnit | null;
-  @Field(() => EstablishmentUnrestricted, { description: 'Public fields: the destination is often another organization' }) from_establishment!: EstablishmentUnrestricted | null;
-  @Field(() => EstablishmentUnrestricted, { description: 'Public fields: the destination is often another organization' }) to_establishment!: EstablishmentUnrestricted | null;
+  @Field(() => EstablishmentUnrestricted, { nullable: true, description: 'Public fields: the destination is often another organization; null until a notified GTA is completed' }) from_establishment!: EstablishmentUnrestricted | null;
+  @Field(() => EstablishmentUnrestricted, { nullable: true, description: 'Public fields: the destination is often another organization; null until a notified GTA is completed' }) to_establishment!: EstablishmentUnrestricted | null;
   @Field(() => GtaResponsibleUser, { nullable: true }) responsible_user!: GtaResponsibleUser | null;
   @Field(() => DateTime) ts_issued_at!: Date;
   @Field(() => DateTime, { nullable: true }) ts_valid_until!: Date | null;
@@ -66,6 +66,12 @@ export class GtaFieldsResolver {
   @FieldResolver(() => GtaStatusEnum)
   str_status(@Root() g: GtaRow): string {
     return effectiveStatus(g);
+  }
+
+  /** Gta Partial Data requires the quantity: 0, never a real one, marks a notified GTA not yet completed. */
+  @FieldResolver(() => Int)
+  int_animal_quantity(@Root() g: GtaRow): number {
+    return g.int_animal_quantity ?? 0;
   }
 
   @FieldResolver(() => ControlUnit, { nullable: true })

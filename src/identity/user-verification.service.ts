@@ -153,7 +153,7 @@ export class UserVerificationService {
 }
 
 /** j***@example.com, *******4321: enough for the user to know where to look. */
-function mask(channel: VerificationChannel, to: string): string {
+export function mask(channel: VerificationChannel, to: string): string {
   if (channel === 'SMS') return to.length <= 4 ? '*'.repeat(to.length) : `${'*'.repeat(to.length - 4)}${to.slice(-4)}`;
   const at = to.indexOf('@');
   return at <= 1 ? `*${to.slice(Math.max(at, 0))}` : `${to[0]}***${to.slice(at)}`;

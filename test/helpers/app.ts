@@ -10,6 +10,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { createService, type Service } from '../../src/server.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { recordExamples, type Examples } from '../../rest/examples.js';
+import { checkAnswer } from './openapi-check.js';
 
 /**
  * RECORD_OPENAPI_EXAMPLES=<file> (`npm run docs:examples`): each app keeps the first successful
@@ -137,6 +138,8 @@ export async function startApp(env: Record<string, string> = {}, clock?: Clock):
     } catch {
       /* not JSON: keep the text */
     }
+    // Every REST answer against the published document: a mismatch fails the test that received it.
+    await checkAnswer(url, method, path, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed as T, headers: res.headers, sql: Number(res.headers.get('x-sql-statements') ?? NaN) };
   };
   return {
