@@ -1,10 +1,12 @@
 import { verifyChain } from '../src/shared/events.js';
-import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { expectStatus, mustPost, startApp, type TestApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
+import { official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta } from './helpers/movements.js';
 import { makeCounty, type TestCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
+import { eventsOf } from './helpers/tags-out.js';
 
 /**
  * Issue 20: a bulk operation appends one event on its own record that lists the records it
@@ -137,4 +139,19 @@ test('events:verify recomputes a listing event over its list: one animal removed
   expect(await verifyChain(em())).toEqual({ ok: true, checked: expect.any(Number) });
   // The log's rows are append-only, the lists' too.
   await expect(em().execute('delete from event_subject where event_seq = ?', [seq])).rejects.toThrow(/append-only/);
+});
+
+test("the socio-environmental propagation's one event on the establishment lists the animals that changed, each with its from and to", async () => {
+  const j = await journey();
+  const authority = await official(app, county.id);
+  expectStatus(await app.call('PATCH', `/api/establishments/${j.farm.unit.establishmentId}`, { token: authority.access, body: { str_socioenvironmental_status: 'NON_COMPLIANT' } }), 200);
+  const [event] = await rows<{ seq: string }>(app, "select seq from event where record_id = ? and str_type = 'ESTABLISHMENT_ANIMALS_SOCIOENVIRONMENTAL_RECOMPUTED'", [j.farm.unit.establishmentId]);
+  expect(await count(app, 'event_subject where event_seq = ?', [event!.seq])).toBe(3);
+  const events = await eventsOf(app, 'Animal', j.animals[0]!.id);
+  expect(events.map((e) => e.str_type)).toEqual(['ANIMAL_IDENTIFIED', 'ANIMAL_DISPATCHED', 'ANIMAL_RECEIVED', 'ANIMAL_SOCIOENVIRONMENTAL_STATUS_CHANGED']);
+  expect(events[3]!.payload).toMatchObject({
+    changes: { str_socioenvironmental_status: { from: expect.any(String), to: 'NON_COMPLIANT' } },
+    refs: { establishment_id: j.farm.unit.establishmentId, str_establishment_status: { to: 'NON_COMPLIANT' } },
+  });
+  expect(await verifyChain(em())).toEqual({ ok: true, checked: expect.any(Number) });
 });
