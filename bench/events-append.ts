@@ -4,7 +4,9 @@
  * one per animal, GTA and egress, and the ingress's) against now (one event on the ingress listing
  * them), with the same payloads, each in its own transaction, alternated BENCH_REPS times (default
  * 7) so that both see the same load. Prints medians, the load average, and the log's rows and bytes
- * each adds. Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:events
+ * each adds. Then the history of two animals moved 20 times each (20 reconciliations of 500 animals
+ * each way), one through its own events, the other through listing events, read alternately 200
+ * times through recordHistory (the reader GET /api/animals/{id}/history runs). Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:events
  * (BENCH_DATABASE names the scratch database, default bench_events_append).
  */
 import 'reflect-metadata';
@@ -12,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import type { Service } from '../src/server.js';
 import { appendEvents, type EventInput } from '../src/shared/events.js';
+import { recordHistory } from '../src/shared/history.js';
 import { exitWhenDone, onPostgres } from './support.js';
 
 const REPS = Number(process.env.BENCH_REPS ?? 7);
@@ -26,12 +29,12 @@ interface Shape {
   egresses: string[];
 }
 
-function shape(): Shape {
+function shape(n = ANIMALS, traveller?: string): Shape {
   const gtas = Array.from({ length: GTAS }, () => randomUUID());
   return {
     ingressId: randomUUID(),
     unitId: randomUUID(),
-    animals: Array.from({ length: ANIMALS }, (_, i) => ({ id: randomUUID(), gta: i % GTAS, at: new Date(Date.now() - i).toISOString() })),
+    animals: Array.from({ length: n }, (_, i) => ({ id: i === 0 && traveller ? traveller : randomUUID(), gta: i % GTAS, at: new Date(Date.now() - i).toISOString() })),
     gtas,
     egresses: gtas.map(() => randomUUID()),
   };
@@ -92,7 +95,7 @@ async function run(service: Service): Promise<void> {
     const [r] = await em.execute<{ er: string; eb: string; sr: string; sb: string }[]>(
       "select (select count(*) from event) as er, pg_total_relation_size('event') as eb, (select count(*) from event_subject) as sr, pg_total_relation_size('event_subject') as sb",
     );
-    return { rows: Number(r!.er) + Number(r!.sr), bytes: Number(r!.eb) + Number(r!.sb) };
+    return { rows: Number(r!.er), listed: Number(r!.sr), bytes: Number(r!.eb) + Number(r!.sb) };
   };
   // Some log to append to: 50 earlier reconciliations' worth of events of other animals, both ways.
   for (let i = 0; i < 10; i++) {
@@ -100,7 +103,7 @@ async function run(service: Service): Promise<void> {
     await service.orm.em.fork().transactional((tx) => appendEvents(tx, listing(shape(), null as never)));
   }
   await em.execute('analyze');
-  const results = { before: [] as number[], after: [] as number[], loads: [] as number[], grew: { before: { rows: 0, bytes: 0 }, after: { rows: 0, bytes: 0 } } };
+  const results = { before: [] as number[], after: [] as number[], loads: [] as number[], grew: { before: { rows: 0, listed: 0, bytes: 0 }, after: { rows: 0, listed: 0, bytes: 0 } } };
   for (let r = 0; r < REPS; r++) {
     for (const which of ['before', 'after'] as const) {
       const events = which === 'before' ? perAnimal(shape(), null as never) : listing(shape(), null as never);
@@ -111,6 +114,7 @@ async function run(service: Service): Promise<void> {
       results[which].push(performance.now() - t0);
       const s1 = await size();
       results.grew[which].rows += s1.rows - s0.rows;
+      results.grew[which].listed += s1.listed - s0.listed;
       results.grew[which].bytes += s1.bytes - s0.bytes;
     }
   }
@@ -118,8 +122,29 @@ async function run(service: Service): Promise<void> {
   console.log(`  appending a 5,000-animal reconciliation's events (${REPS} each, alternated; load ${Math.min(...results.loads).toFixed(2)}–${Math.max(...results.loads).toFixed(2)}):`);
   for (const which of ['before', 'after'] as const) {
     const label = which === 'before' ? '5,021 chained events (one per animal)' : 'one event listing 5,020 records';
-    console.log(`    ${label.padEnd(40)} median ${median(results[which]).toFixed(0)} ms (${Math.min(...results[which]).toFixed(0)}–${Math.max(...results[which]).toFixed(0)}); per 1,000 animals ${per(results.grew[which].rows)} rows, ${per(results.grew[which].bytes)} bytes`);
+    console.log(`    ${label.padEnd(40)} median ${median(results[which]).toFixed(0)} ms (${Math.min(...results[which]).toFixed(0)}–${Math.max(...results[which]).toFixed(0)}); per 1,000 animals ${per(results.grew[which].rows)} event rows, ${per(results.grew[which].listed)} event_subject rows, ${per(results.grew[which].bytes)} bytes (both tables, indexes and TOAST)`);
   }
+
+  const travellers = { before: randomUUID(), after: randomUUID() };
+  for (let m = 0; m < 20; m++) {
+    await service.orm.em.fork().transactional((tx) => appendEvents(tx, perAnimal(shape(500, travellers.before), null as never)));
+    await service.orm.em.fork().transactional((tx) => appendEvents(tx, listing(shape(500, travellers.after), null as never)));
+  }
+  await em.execute('analyze');
+  const reads = { before: [] as number[], after: [] as number[], loads: [] as number[] };
+  for (let r = 0; r < 200; r++) {
+    for (const which of ['before', 'after'] as const) {
+      const t0 = performance.now();
+      const page = await recordHistory(service.db, 'Animal', travellers[which], { int_max_results: 50 });
+      reads[which].push(performance.now() - t0);
+      if (page.data.length !== 20) throw new Error(`the history holds ${page.data.length} entries`);
+    }
+    if (r % 20 === 0) reads.loads.push(loadavg()[0]!);
+  }
+  const b = median(reads.before);
+  const a = median(reads.after);
+  console.log(`  history of an animal moved 20 times (200 reads each, alternated; load ${Math.min(...reads.loads).toFixed(2)}–${Math.max(...reads.loads).toFixed(2)}):`);
+  console.log(`    through its own 20 events ${b.toFixed(2)} ms, through 20 listing events ${a.toFixed(2)} ms: after/before ${(a / b).toFixed(2)}`);
   console.log(`  load average now: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
 
