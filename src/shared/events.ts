@@ -71,7 +71,7 @@ function bodyOf(e: { id: string; type: string; recordType: string; recordId: str
   return JSON.stringify(list.length ? [...fields, createHash('sha256').update(JSON.stringify(list)).digest('hex')] : fields);
 }
 
-/** sha256 of `prev`, a newline and the body, as hex; event_append (Migration0014EventAppend) hashes the same UTF-8 bytes in PostgreSQL. */
+/** sha256 of `prev`, a newline and the body, as hex; event_append (Migration0014EventAppend, now Migration0026EventSubjects) hashes the same UTF-8 bytes in PostgreSQL. */
 function hashOf(prev: string, e: Parameters<typeof bodyOf>[0], list: SubjectTuple[]): string {
   return createHash('sha256').update(prev).update('\n').update(bodyOf(e, list)).digest('hex');
 }
@@ -86,10 +86,11 @@ const lockKeyOf = (stream: string): string => createHash('sha256').update(stream
  * Appends events inside the caller's transaction in one statement however many events: each
  * record's events are a hash chain of their own, so writers of different records (and tenants)
  * never wait for each other, and writers of one record wait for each other only until commit.
- * PostgreSQL's event_append (Migration0014EventAppend) makes deferred constraints immediate, takes
- * the streams' advisory locks in key order (two appenders never hold them crosswise), reads each
- * stream's head and inserts the events chained to it: one round trip where it took four. Ids are
- * canonical (lower case) before anything is hashed or stored.
+ * PostgreSQL's event_append (Migration0014EventAppend, now Migration0026EventSubjects) makes
+ * deferred constraints immediate, takes the streams' advisory locks in key order (two appenders
+ * never hold them crosswise), reads each stream's head, inserts the events chained to it and the
+ * records they list (event_subject): one round trip where it took four. Ids are canonical (lower
+ * case) before anything is hashed or stored.
  */
 export async function appendEvents(em: EntityManager, events: EventInput[]): Promise<void> {
   if (events.length === 0) return;
