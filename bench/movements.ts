@@ -8,8 +8,13 @@
  *   - POST /api/animals-egress/:id/finish of an egress of 500 read animals;
  *   - POST /api/animals-ingress/:id/finish of an ingress of 5,000 animals under 10 GTAs (10 egresses
  *     of 500 finished first), every one read, reconciled in one finish;
+ *   - POST /api/tags-identifications of 500 animals (BENCH_REPS times);
+ *   - GET /api/animals/:id/history of an animal moved 20 times (10 round trips farm ⇄ feedlot);
  * and on the way the batches of reads (500 on an egress, 1,000 on an ingress) and the create.
- * Prints a table: median, min–max, SQL statements per request.
+ * Prints a table: median, min–max, SQL statements per request, the load average; and the event
+ * log's growth (rows and bytes of event and event_subject, per 1,000 animals moved) over the finishes.
+ * BENCH_DATABASE names the scratch database (default bench_movements); BENCH_INGRESS_REPS the
+ * ingress finishes (default 60% of BENCH_REPS).
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:movements
  * (BENCH_WITHOUT_FKS=1 drops the foreign keys a finish checks row by row, an experiment;
  * BENCH_TRACE=1 prints each statement of the ingress finishes with its time; BENCH_PROFILE=<dir> writes a CPU
@@ -18,6 +23,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import type { Service } from '../src/server.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve, signIn, type Reply } from './support.js';
@@ -25,7 +31,10 @@ import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve, s
 const FARM_ANIMALS = Number(process.env.BENCH_FARM_ANIMALS ?? 60_000);
 const OTHER_ANIMALS = Number(process.env.BENCH_OTHER_ANIMALS ?? 40_000);
 const EGRESS_REPS = Number(process.env.BENCH_REPS ?? 5);
-const INGRESS_REPS = Math.max(1, Math.ceil(EGRESS_REPS * 0.6));
+const INGRESS_REPS = Number(process.env.BENCH_INGRESS_REPS ?? Math.max(1, Math.ceil(EGRESS_REPS * 0.6)));
+const DATABASE = process.env.BENCH_DATABASE ?? 'bench_movements';
+const IDENTIFY_SIZE = 500;
+const HISTORY_MOVES = 20;
 const EGRESS_SIZE = 500;
 const INGRESS_GTAS = 10;
 const PASSWORD = 'bench-password-1';
@@ -47,6 +56,38 @@ interface Timing {
 }
 
 const timings = new Map<string, Timing>();
+/** The load average (1 min) when each request of a label was sent. */
+const loads = new Map<string, number[]>();
+
+/** The event log's size: rows and bytes (heap, indexes and TOAST) of event and, where it exists, event_subject. */
+interface LogSize {
+  eventRows: number;
+  eventBytes: number;
+  subjectRows: number;
+  subjectBytes: number;
+}
+
+async function logSize(service: Service): Promise<LogSize> {
+  const em = service.orm.em.fork();
+  const [e] = await em.execute<{ n: string; b: string; subjects: string | null }[]>("select (select count(*) from event) as n, pg_total_relation_size('event') as b, to_regclass('event_subject')::text as subjects");
+  const [s] = e!.subjects ? await em.execute<{ n: string; b: string }[]>("select (select count(*) from event_subject) as n, pg_total_relation_size('event_subject') as b") : [{ n: '0', b: '0' }];
+  return { eventRows: Number(e!.n), eventBytes: Number(e!.b), subjectRows: Number(s!.n), subjectBytes: Number(s!.b) };
+}
+
+/** The log's growth over the finishes, and the animals they moved. */
+const growth = { animals: 0, eventRows: 0, eventBytes: 0, subjectRows: 0, subjectBytes: 0 };
+
+async function grown<T>(service: Service, animals: number, work: () => Promise<T>): Promise<T> {
+  const before = await logSize(service);
+  const result = await work();
+  const after = await logSize(service);
+  growth.animals += animals;
+  growth.eventRows += after.eventRows - before.eventRows;
+  growth.eventBytes += after.eventBytes - before.eventBytes;
+  growth.subjectRows += after.subjectRows - before.subjectRows;
+  growth.subjectBytes += after.subjectBytes - before.subjectBytes;
+  return result;
+}
 let dbCpu: () => Promise<Map<number, number> | null> = async () => null;
 
 /**
@@ -90,6 +131,7 @@ function record(label: string, reply: Reply<unknown> & { cpu: number; db: number
   if (reply.db !== null) t.db.push(reply.db);
   t.sql.add(reply.sql ?? '?');
   timings.set(label, t);
+  loads.set(label, [...(loads.get(label) ?? []), loadavg()[0]!]);
   return reply as Reply<{ data: { id: string } & Record<string, unknown> }>;
 }
 
@@ -157,6 +199,33 @@ async function herd(service: Service, units: { unitId: string; n: number }[]): P
   await em.execute('analyze');
 }
 
+/** `n` AVAILABLE tags in a fresh IN_STOCK box at the unit (codes 0769…, apart from the herd's 0768…). */
+async function availableTags(service: Service, unitId: string, n: number, round: number): Promise<string[]> {
+  const em = service.orm.em.fork();
+  const begin = 76900000000000 + round * n;
+  const boxId = randomUUID();
+  await em.execute(`insert into tags_box (id, str_code, str_begin, str_finish, int_quantity, str_status, control_unit_id) values (?, ?, lpad(?::text, 15, '0'), lpad(?::text, 15, '0'), ?, 'IN_STOCK', ?)`, [
+    boxId,
+    `BENCH-ID-${round}`,
+    begin,
+    begin + n - 1,
+    n,
+    unitId,
+  ]);
+  const rows = await em.execute<{ str_code: string }[]>(
+    `insert into tag (id, str_code, str_status, tags_box_id, last_control_unit_id) select gen_random_uuid(), lpad((?::bigint + g)::text, 15, '0'), 'AVAILABLE', ?, ? from generate_series(0, ? - 1) g returning str_code`,
+    [begin, boxId, unitId, n],
+  );
+  return rows.map((r) => r.str_code);
+}
+
+async function getJson<T>(url: string, path: string, token: string): Promise<Reply<T>> {
+  const started = performance.now();
+  const res = await fetch(url + path, { headers: { authorization: `Bearer ${token}` } });
+  const json = (await res.json()) as T;
+  return { status: res.status, json, sql: res.headers.get('x-sql-statements'), ms: performance.now() - started };
+}
+
 async function run(service: Service): Promise<void> {
   // BENCH_TRACE=1: the statements of each ingress finish with their times (their first 160 characters), for profiling.
   const trace = process.env.BENCH_TRACE === '1';
@@ -203,7 +272,7 @@ async function run(service: Service): Promise<void> {
   let next = 0;
   const take = (n: number) => codes.slice(next, (next += n));
 
-  dbCpu = dbCpuOf(service, 'bench_movements');
+  dbCpu = dbCpuOf(service, DATABASE);
   const url = await serve(service);
   const token = await signIn(url, user.str_email, PASSWORD, org.id);
   let gtaNumber = 0;
@@ -215,7 +284,7 @@ async function run(service: Service): Promise<void> {
     const egress = record('create an egress', await measured(() => postJson(url, '/api/animals-egress', { from_control_unit_id: farm.unitId, to_control_unit_id: feedlot.unitId, gta_id: gta.id, str_license_plate: 'BEN1C23' }, token)), 201).json.data;
     const reads = take(n).map((c) => ({ id: randomUUID(), str_tag_code: c, ts_egress_at: new Date().toISOString(), geo_egress: GEO }));
     record(`egress: a batch of ${n} reads`, await measured(() => postJson(url, `/api/animals-egress/${egress.id}/tags`, { tags: reads }, token)));
-    const done = record(`egress: finish, ${n} animals`, await measured(() => postJson(url, `/api/animals-egress/${egress.id}/finish`, {}, token))).json.data;
+    const done = record(`egress: finish, ${n} animals`, await grown(service, n, () => measured(() => postJson(url, `/api/animals-egress/${egress.id}/finish`, {}, token)))).json.data;
     if (done.str_status !== 'FINISHED' || done.int_tag_count !== n) throw new Error(`egress finished as ${JSON.stringify({ str_status: done.str_status, int_tag_count: done.int_tag_count })}`);
     return gta.id;
   };
@@ -234,20 +303,54 @@ async function run(service: Service): Promise<void> {
       const reads = arrived.slice(i, i + 1000).map((c) => ({ id: randomUUID(), str_tag_code: c, ts_ingress_at: new Date().toISOString(), geo_ingress: GEO }));
       record('ingress: a batch of 1,000 reads', await measured(() => postJson(url, `/api/animals-ingress/${ingress.id}/tags`, { tags: reads }, token)));
     }
-    const done = record(ingressLabel, await measured(() => profiled(() => traced(trace, () => postJson(url, `/api/animals-ingress/${ingress.id}/finish`, {}, token))))).json.data;
+    const done = record(ingressLabel, await grown(service, arrived.length, () => measured(() => profiled(() => traced(trace, () => postJson(url, `/api/animals-ingress/${ingress.id}/finish`, {}, token)))))).json.data;
     if (trace) console.log(`    finish: ${timings.get(ingressLabel)!.ms.at(-1)!.toFixed(0)} ms over HTTP`);
     if (done.str_status !== 'RECEIVED' || done.int_received_count !== arrived.length) throw new Error(`ingress finished as ${JSON.stringify({ str_status: done.str_status, int_received_count: done.int_received_count })}`);
+  }
+
+  const identifyLabel = `identification of ${IDENTIFY_SIZE} animals`;
+  for (let r = 0; r < EGRESS_REPS; r++) {
+    const codes = await availableTags(service, feedlot.unitId, IDENTIFY_SIZE, r);
+    const animals = codes.map((c, i) => ({ str_tag_code: c, str_species: 'BOVINE', str_gender: i % 2 ? 'MALE' : 'FEMALE', ts_identified_at: new Date().toISOString() }));
+    record(identifyLabel, await measured(() => postJson(url, '/api/tags-identifications', { to_control_unit_id: feedlot.unitId, animals }, token)), 201);
+  }
+
+  // One animal moved HISTORY_MOVES times, farm ⇄ feedlot, each move an egress and an ingress finished.
+  const [traveller] = take(1);
+  const [animal] = await service.orm.em.fork().execute<{ id: string }[]>('select animal_id as id from tag where str_code = ?', [traveller]);
+  for (let m = 0; m < HISTORY_MOVES; m++) {
+    const [from, to] = m % 2 ? [feedlot, farm] : [farm, feedlot];
+    const gta = record('issue a GTA', await measured(() => postJson(url, '/api/gtas', { gta: { str_code: `9${String(++gtaNumber).padStart(8, '0')}`, int_animal_quantity: 1, str_purpose: 'FATTENING', from_control_unit_id: from.unitId, to_control_unit_id: to.unitId, ts_valid_until: validUntil } }, token)), 201).json.data;
+    const egress = record('create an egress', await measured(() => postJson(url, '/api/animals-egress', { from_control_unit_id: from.unitId, to_control_unit_id: to.unitId, gta_id: gta.id, str_license_plate: 'BEN1C23' }, token)), 201).json.data;
+    record('history: a move, egress read', await measured(() => postJson(url, `/api/animals-egress/${egress.id}/tags`, { tags: [{ id: randomUUID(), str_tag_code: traveller, ts_egress_at: new Date().toISOString(), geo_egress: GEO }] }, token)));
+    record('history: a move, egress finish', await measured(() => postJson(url, `/api/animals-egress/${egress.id}/finish`, {}, token)));
+    const ingress = record('history: a move, ingress create', await measured(() => postJson(url, '/api/animals-ingress', { to_control_unit_id: to.unitId, gtas: [{ gta_id: gta.id }], tags: [{ id: randomUUID(), str_tag_code: traveller, ts_ingress_at: new Date().toISOString(), geo_ingress: GEO }] }, token)), 201).json.data;
+    record('history: a move, ingress finish', await measured(() => postJson(url, `/api/animals-ingress/${ingress.id}/finish`, {}, token)));
+  }
+  const historyLabel = `history of an animal moved ${HISTORY_MOVES} times`;
+  for (let r = 0; r < 20; r++) {
+    const reply = record(historyLabel, await measured(() => getJson(url, `/api/animals/${animal!.id}/history`, token)));
+    const entries = (reply.json as unknown as { data: unknown[] }).data;
+    if (entries.length !== Math.min(2 * HISTORY_MOVES, 50) && r === 0) console.log(`  (the history's first page holds ${entries.length} entries)`);
   }
 
   const ms = (xs: number[]) => (xs.length ? `${median(xs).toFixed(0)} ms` : '?');
   console.log(`\n  ${'request'.padEnd(46)} ${'n'.padStart(3)} ${'median'.padStart(8)} ${'min–max'.padStart(14)} ${'Node CPU'.padStart(9)} ${'DB CPU'.padStart(8)}  SQL statements`);
   for (const t of timings.values()) {
     const range = `${Math.min(...t.ms).toFixed(0)}–${Math.max(...t.ms).toFixed(0)}`;
-    console.log(`  ${t.label.padEnd(46)} ${String(t.ms.length).padStart(3)} ${ms(t.ms).padStart(8)} ${`${range} ms`.padStart(14)} ${ms(t.cpu).padStart(9)} ${ms(t.db).padStart(8)}  ${[...t.sql].join(', ')}`);
+    const load = loads.get(t.label) ?? [];
+    console.log(`  ${t.label.padEnd(46)} ${String(t.ms.length).padStart(3)} ${ms(t.ms).padStart(8)} ${`${range} ms`.padStart(14)} ${ms(t.cpu).padStart(9)} ${ms(t.db).padStart(8)}  load ${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed(2)}  ${[...t.sql].join(', ')}`);
   }
+  const history = timings.get(historyLabel)!;
+  console.log(`  ${historyLabel}: median ${median(history.ms).toFixed(2)} ms`);
+  const per = (x: number) => ((x * 1000) / growth.animals).toFixed(0);
+  console.log(
+    `\n  event log over the finishes (${growth.animals} animals moved): per 1,000 animals, event ${per(growth.eventRows)} rows ${per(growth.eventBytes)} bytes; event_subject ${per(growth.subjectRows)} rows ${per(growth.subjectBytes)} bytes; together ${per(growth.eventBytes + growth.subjectBytes)} bytes`,
+  );
   console.log(`  (median and range: wall time over HTTP; Node CPU: this process, the service and its client; DB CPU: the database's server processes, from /proc, 10 ms ticks)`);
   const target = (t: Timing) => `${median(t.ms) < 500 ? 'met' : 'NOT met'} (median ${median(t.ms).toFixed(0)} ms)`;
   console.log(`\n  target < 0.5 s: egress finish ${target(egressFinish)}; ingress finish ${target(timings.get(ingressLabel)!)}`);
+  console.log(`  load average now: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
 
 const pgUrl = process.env.DATABASE_URL;
@@ -255,4 +358,4 @@ if (!pgUrl) {
   console.error('bench:movements runs on PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
   process.exit(2);
 }
-exitWhenDone(() => onPostgres(pgUrl, 'bench_movements', (where) => `Animal movements on ${where}`, run));
+exitWhenDone(() => onPostgres(pgUrl, DATABASE, (where) => `Animal movements on ${where}`, run));

@@ -255,6 +255,29 @@ describe('a missing animal found', () => {
   });
 });
 
+describe('a missing animal received by a later ingress', () => {
+  test('resolving its MISSING_ON_ARRIVAL closes the occurrence and changes nothing else (issue 20: was a 500, a second open stay)', async () => {
+    const farm = await holding(app, county, 'FARM');
+    const feedlot = await holding(app, county, 'FEEDLOT');
+    const { codes, animalIds } = await stockAnimals(app, farm.unit.unitId, 2);
+    const gta = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 2);
+    const e = (await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, gta_id: gta.id, tags: codes.map((c) => egressRead(c)) })).body.data;
+    await app.call('POST', `/api/animals-egress/${e.id}/finish`, { token: farm.owner.access });
+    const first = (await mustPost(app, '/api/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gta.id }], tags: [ingressRead(codes[0]!)] })).body.data;
+    await app.call('POST', `/api/animals-ingress/${first.id}/finish`, { token: feedlot.owner.access });
+    const [missing] = await rows<{ id: string }>(app, "select id from occurrence where animals_ingress_id = ? and str_type = 'MISSING_ON_ARRIVAL'", [first.id]);
+    const second = (await mustPost(app, '/api/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gta.id }], tags: [ingressRead(codes[1]!)] })).body.data;
+    expect((await app.call('POST', `/api/animals-ingress/${second.id}/finish`, { token: feedlot.owner.access })).body.data.str_status).toBe('RECEIVED');
+    const before = { animal: await animal(animalIds[1]!), stays: await stays(animalIds[1]!), history: await eventsOf(app, 'Animal', animalIds[1]!), gta: await gtaStatus(gta.id) };
+    expect(before.stays).toEqual([{ control_unit_id: farm.unit.unitId, open: false }, { control_unit_id: feedlot.unit.unitId, open: true }]);
+
+    const resolved = await app.call('POST', `/api/occurrences/${missing!.id}/resolve`, { token: feedlot.owner.access, body: { str_resolution: 'came on the second truck' } });
+    expect({ status: resolved.status, str_status: resolved.body.data?.str_status }).toEqual({ status: 200, str_status: 'RESOLVED' });
+    expect({ animal: await animal(animalIds[1]!), stays: await stays(animalIds[1]!), history: await eventsOf(app, 'Animal', animalIds[1]!), gta: await gtaStatus(gta.id) }).toEqual(before);
+    expect((await eventsOf(app, 'Occurrence', missing!.id)).map((ev) => ev.str_type)).toEqual(['OCCURRENCE_RAISED', 'OCCURRENCE_RESOLVED']);
+  });
+});
+
 describe('who may see and work movements', () => {
   test('an invitee with an accepted INGRESS invite to the destination unit reads and receives that movement and nothing else; a VIEWER may not work', async () => {
     const farm = await holding(app, county, 'FARM');

@@ -5,6 +5,7 @@ import { count, rows } from './helpers/db.js';
 import { animalBody, fieldWork, identify } from './helpers/identify.js';
 import { ISO_Z, makeCounty } from './helpers/places.js';
 import { makeUnit, stockTags } from './helpers/tags.js';
+import { eventsOf } from './helpers/tags-out.js';
 import { appendEvent } from '../src/shared/events.js';
 
 let app: TestApp;
@@ -148,12 +149,13 @@ describe('PUT/PATCH /api/animals/:id', () => {
     expect(row).toEqual({ last_control_unit_id: unit.unitId, str_status: 'ACTIVE' });
     const put = await app.call('PUT', `/api/animals/${id}`, { token: owner.access, body: { str_description: 'manca' } });
     expect(put.body.data).toMatchObject({ str_description: 'manca', str_name: 'Estrela' });
-    const events = await rows<{ str_type: string; str_payload: string }>(app, `select str_type, str_payload from event where record_id = ? order by seq`, [id]);
+    // ANIMAL_IDENTIFIED is the identification's event, listing the animal (issue 20).
+    const events = await eventsOf(app, 'Animal', id);
     expect(events.map((e) => e.str_type)).toEqual(['ANIMAL_IDENTIFIED', 'ANIMAL_UPDATED', 'ANIMAL_UPDATED']);
-    expect(JSON.parse(events[1]!.str_payload).changes).toEqual({ str_name: 'Estrela', str_gender: 'MALE', ts_born_date: born, int_weight_kilos_at_identification: 210 });
+    expect(events[1]!.payload.changes).toEqual({ str_name: 'Estrela', str_gender: 'MALE', ts_born_date: born, int_weight_kilos_at_identification: 210 });
     const same = await app.call('PATCH', `/api/animals/${id}`, { token: owner.access, body: { str_description: 'manca' } });
     expect(same.status).toBe(200);
-    expect(await count(app, 'event where record_id = ?', [id])).toBe(3);
+    expect(await eventsOf(app, 'Animal', id)).toHaveLength(3);
   });
 
   test('bad values are a 422 naming the field; a rod code another animal carries is a CONFLICT; a VIEWER 403, a stranger 404', async () => {

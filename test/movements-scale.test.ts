@@ -46,7 +46,9 @@ describe('statements per movement request do not grow with the animals', () => {
       expect(res.body.data).toMatchObject({ str_status: 'FINISHED', int_tag_count: n });
       expect(await count(app, `animal where id = any(array[?]::uuid[]) and str_status = 'IN_TRANSIT'`, [animalIds])).toBe(n);
       expect(await count(app, `animal_stay where animal_id = any(array[?]::uuid[]) and ts_to is null`, [animalIds])).toBe(0);
-      expect(await count(app, `event where str_type = 'ANIMAL_DISPATCHED' and record_id = any(array[?]::uuid[])`, [animalIds])).toBe(n);
+      // One event, the egress's, listing the n animals (issue 20).
+      expect(await count(app, `event where record_id = any(array[?]::uuid[])`, [animalIds])).toBe(0);
+      expect(await count(app, `event_subject s join event e on e.seq = s.event_seq where e.record_id = ? and e.str_type = 'ANIMALS_EGRESS_FINISHED' and s.record_id = any(array[?]::uuid[])`, [egress.id, animalIds])).toBe(n);
       return res.sql;
     };
     const [small, large] = [await finish(5), await finish(200)];

@@ -3,6 +3,7 @@ import { closeStays, reopenStaysOf } from '../animals/stays.js';
 import type { Actor } from '../identity/actor.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import type { AnimalsEgress } from './animals-egress.entity.js';
+import { epcisStep } from '../shared/epcis-step.js';
 import { effectiveStatus } from './gta.rules.js';
 import { markStored } from './movement-records.js';
 import type { MovementWork } from './movement.policy.js';
@@ -36,7 +37,7 @@ const named = (animals: CarriedAnimal[]) => animals.map((a) => ({ id: a.id, str_
  * destination; an animal is not ACTIVE at the origin; the GTA's quantity would be exceeded; a
  * NON_COMPLIANT animal goes to a slaughterhouse. Then, set-based: animals IN_TRANSIT, their stays
  * closed at their read times, the GTA IN_USE (and completed, when the state notified it without
- * origin, destination or quantity), one event per animal. Statements do not grow with the count.
+ * origin, destination or quantity), one event listing the animals. Statements do not grow with the count.
  */
 export async function finishEgress(tx: EntityManager, actor: Actor, egress: AnimalsEgress, work: MovementWork): Promise<AnimalsEgress> {
   const { unit, establishment: origin } = work;
@@ -110,8 +111,20 @@ export async function finishEgress(tx: EntityManager, actor: Actor, egress: Anim
   const refs = { organization_id: origin.organization_id, from_control_unit_id: unit.id, to_control_unit_id: to, gta_id: gta!.id, animals_egress_id: egress.id };
   const gtaChanges = Object.fromEntries(Object.entries(completes).filter(([k]) => (gta as unknown as Record<string, unknown>)[k] === null));
   const events: EventInput[] = [
-    { type: 'ANIMALS_EGRESS_FINISHED', recordType: 'AnimalsEgress', recordId: egress.id, actorId: actor.userId, payload: { changes: { str_status: 'FINISHED', int_tag_count: animals.length, str_socioenvironmental_status: egress.str_socioenvironmental_status, to_control_unit_id: to }, refs } },
-    ...animals.map((a): EventInput => ({ type: 'ANIMAL_DISPATCHED', recordType: 'Animal', recordId: a.id, actorId: actor.userId, occurredAt: a.ts_egress_at ? new Date(a.ts_egress_at) : now, payload: { changes: { str_status: 'IN_TRANSIT' }, refs: { ...refs, str_tag_code: a.str_tag_code } } })),
+    {
+      type: 'ANIMALS_EGRESS_FINISHED',
+      recordType: 'AnimalsEgress',
+      recordId: egress.id,
+      actorId: actor.userId,
+      occurredAt: now,
+      payload: {
+        changes: { str_status: 'FINISHED', int_tag_count: animals.length, str_socioenvironmental_status: egress.str_socioenvironmental_status, to_control_unit_id: to },
+        refs,
+        epcis: epcisStep('shipping', 'in_transit', [gta!.id], { control_unit_id: unit.id, establishment_id: origin.id }, { control_unit_id: to, establishment_id: context!.establishment_id }),
+        listed: { Animal: { str_event: 'ANIMAL_DISPATCHED', changes: { str_status: 'IN_TRANSIT' }, refs } },
+      },
+      subjects: animals.map((a) => ({ recordType: 'Animal', recordId: a.id, occurredAt: a.ts_egress_at ? new Date(a.ts_egress_at) : null, own: { refs: { str_tag_code: a.str_tag_code } } })),
+    },
   ];
   if (gta!.str_status !== 'IN_USE' || Object.keys(gtaChanges).length) {
     events.push({ type: 'GTA_IN_USE', recordType: 'Gta', recordId: gta!.id, actorId: actor.userId, payload: { changes: { str_status: 'IN_USE', ...gtaChanges }, refs } });
@@ -129,6 +142,7 @@ export async function cancelEgress(tx: EntityManager, actor: Actor, egress: Anim
   const now = new Date();
   const refs = { organization_id: work.establishment.organization_id, from_control_unit_id: egress.from_control_unit_id, to_control_unit_id: egress.to_control_unit_id, gta_id: egress.gta_id, animals_egress_id: egress.id };
   const events: EventInput[] = [];
+  let returned: string[] = [];
   if (egress.str_status === 'FINISHED') {
     const animals = await tx.execute<CarriedAnimal[]>(
       `select a.id, a.str_status, a.last_control_unit_id, a.str_socioenvironmental_status, r.str_tag_code, r.ts_egress_at
@@ -147,12 +161,26 @@ export async function cancelEgress(tx: EntityManager, actor: Actor, egress: Anim
       [now, egress.gta_id, egress.id, egress.gta_id],
     );
     if (gta?.str_status === 'ISSUED') events.push({ type: 'GTA_RELEASED', recordType: 'Gta', recordId: egress.gta_id!, actorId: actor.userId, payload: { changes: { str_status: 'ISSUED' }, refs } });
-    events.push(...animals.map((a): EventInput => ({ type: 'ANIMAL_DISPATCH_CANCELLED', recordType: 'Animal', recordId: a.id, actorId: actor.userId, payload: { changes: { str_status: 'ACTIVE' }, refs } })));
+    returned = animals.map((a) => a.id);
   }
   egress.str_status = 'CANCELLED';
   egress.ts_updated_at = now;
   await tx.execute('update animals_egress set str_status = ?, ts_updated_at = ? where id = ?', ['CANCELLED', now, egress.id]);
-  events.unshift({ type: 'ANIMALS_EGRESS_CANCELLED', recordType: 'AnimalsEgress', recordId: egress.id, actorId: actor.userId, payload: { changes: { str_status: 'CANCELLED' }, refs } });
+  const listing = returned.length
+    ? {
+        epcis: epcisStep('void_shipping', 'in_progress', egress.gta_id ? [egress.gta_id] : [], { control_unit_id: egress.from_control_unit_id }, { control_unit_id: egress.to_control_unit_id }),
+        listed: { Animal: { str_event: 'ANIMAL_DISPATCH_CANCELLED', changes: { str_status: 'ACTIVE' }, refs } },
+      }
+    : {};
+  events.unshift({
+    type: 'ANIMALS_EGRESS_CANCELLED',
+    recordType: 'AnimalsEgress',
+    recordId: egress.id,
+    actorId: actor.userId,
+    occurredAt: now,
+    payload: { changes: { str_status: 'CANCELLED' }, refs, ...listing },
+    subjects: returned.map((id) => ({ recordType: 'Animal', recordId: id })),
+  });
   await appendEvents(tx, events);
   return egress;
 }

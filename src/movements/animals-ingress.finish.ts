@@ -3,9 +3,10 @@ import { openStays } from '../animals/stays.js';
 import { executeBound } from '../db/bound.js';
 import type { Actor } from '../identity/actor.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
+import { epcisStep } from '../shared/epcis-step.js';
 import { newId } from '../shared/ids.js';
 import type { AnimalsIngress } from './animals-ingress.entity.js';
-import { arrive, settleGtas, type Destination } from './arrivals.js';
+import { arrive, settledListing, settleGtas, type Destination } from './arrivals.js';
 import { markStored } from './movement-records.js';
 import type { MovementWork } from './movement.policy.js';
 import { ruleViolated, worstSocio } from './movement.rules.js';
@@ -16,6 +17,7 @@ interface Dispatched {
   id: string;
   egress_id: string;
   gta_id: string;
+  from_control_unit_id: string;
   str_tag_code: string | null;
 }
 
@@ -45,7 +47,7 @@ export async function finishIngress(tx: EntityManager, actor: Actor, ingress: An
   const gtaIds = gtaRows.map((g) => g.gta_id);
   const dispatched = await executeBound<Dispatched>(
     tx,
-    `select a.id, e.id as egress_id, e.gta_id, t.str_code as str_tag_code
+    `select a.id, e.id as egress_id, e.gta_id, e.from_control_unit_id, t.str_code as str_tag_code
        from animals_egress e join animals_egress_tag r on r.animals_egress_id = e.id join animal a on a.id = r.animal_id left join tag t on t.id = a.current_tag_id
       where e.gta_id = any(?::uuid[]) and e.str_status = 'FINISHED' and a.str_status = 'IN_TRANSIT' and a.last_control_unit_id = e.from_control_unit_id
       order by a.id for update of a`,
@@ -82,7 +84,7 @@ export async function finishIngress(tx: EntityManager, actor: Actor, ingress: An
   }
   const refs = { organization_id: establishment.organization_id, to_control_unit_id: unit.id, animals_ingress_id: ingress.id };
   const occurrenceEvents = await raiseOccurrences(tx, actor.userId, occurrences);
-  const settled = await settleGtas(tx, actor.userId, gtaIds, refs);
+  const settled = await settleGtas(tx, gtaIds);
 
   const diverges = missing.length > 0 || unexpected.length > 0 || registered.length > 0 || countDiverges;
   Object.assign(ingress, {
@@ -101,25 +103,30 @@ export async function finishIngress(tx: EntityManager, actor: Actor, ingress: An
     ingress.id,
   ]);
   markStored(tx, ingress);
+  const gtaListing = settledListing(settled, refs);
   const events: EventInput[] = [
     {
       type: 'ANIMALS_INGRESS_FINISHED',
       recordType: 'AnimalsIngress',
       recordId: ingress.id,
       actorId: actor.userId,
+      occurredAt: now,
       payload: {
         changes: { str_status: ingress.str_status, int_received_count: matched.length, str_socioenvironmental_status: ingress.str_socioenvironmental_status },
         refs: { ...refs, int_missing: missing.length, int_unexpected: unexpected.length, int_registered: registered.length, int_animal_count: ingress.int_animal_count },
+        epcis: epcisStep('receiving', 'active', gtaIds, { control_unit_ids: [...new Set(dispatched.map((d) => d.from_control_unit_id))] }, { control_unit_id: unit.id, establishment_id: establishment.id }),
+        listed: { Animal: { str_event: 'ANIMAL_RECEIVED', changes: { str_status: 'ACTIVE', last_control_unit_id: unit.id }, refs }, ...gtaListing.listed },
       },
+      subjects: [
+        ...matched.map((d) => ({
+          recordType: 'Animal',
+          recordId: d.id,
+          occurredAt: readTimes.get(d.id) ?? null,
+          own: { changes: { str_socioenvironmental_status: statuses.get(d.id) }, refs: { gta_id: d.gta_id, animals_egress_id: d.egress_id } },
+        })),
+        ...gtaListing.subjects,
+      ],
     },
-    ...matched.map((d): EventInput => ({
-      type: 'ANIMAL_RECEIVED',
-      recordType: 'Animal',
-      recordId: d.id,
-      actorId: actor.userId,
-      occurredAt: readTimes.get(d.id) ?? now,
-      payload: { changes: { str_status: 'ACTIVE', last_control_unit_id: unit.id, str_socioenvironmental_status: statuses.get(d.id) }, refs: { ...refs, gta_id: d.gta_id, animals_egress_id: d.egress_id } },
-    })),
     ...registered.map((n): EventInput => ({
       type: 'ANIMAL_REGISTERED_ON_ARRIVAL',
       recordType: 'Animal',
@@ -129,7 +136,6 @@ export async function finishIngress(tx: EntityManager, actor: Actor, ingress: An
       payload: { changes: { str_status: 'ACTIVE', last_control_unit_id: unit.id, bl_external_tag: !!n.tag_id, str_tag_code: n.tag_id ? n.code : null, str_rod_code: n.tag_id ? null : n.code }, refs },
     })),
     ...occurrenceEvents,
-    ...settled,
   ];
   await appendEvents(tx, events);
   return ingress;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStays } from '../animals/stays.js';
 import { executeBound } from '../db/bound.js';
-import type { EventInput } from '../shared/events.js';
+import type { EventInput, Listed, Subject } from '../shared/events.js';
 import { socioOfRank, socioRank } from './movement.rules.js';
 
 /** Where animals arrive: the unit and its establishment's socio-environmental status. */
@@ -27,19 +27,50 @@ export async function arrive(tx: EntityManager, animalIds: string[], to: Destina
       where a.id = any(?::uuid[]) and a.str_status = 'IN_TRANSIT' returning a.id, a.str_socioenvironmental_status`,
     [to.unitId, to.socio, at, animalIds],
   );
-  await executeBound(tx, `update tag set last_control_unit_id = ?, ts_updated_at = ? where animal_id = any(?::uuid[]) and str_status = 'APPLIED'`, [to.unitId, at, animalIds]);
-  await openStays(tx, animalIds, { time: at }, { animals_ingress_id: ingressId ?? undefined }, times);
+  // Only the animals that were still on the way arrive: one already received (by another ingress) keeps its tag's unit and its open stay.
+  const arrived = rows.map((r) => r.id);
+  if (!arrived.length) return new Map();
+  await executeBound(tx, `update tag set last_control_unit_id = ?, ts_updated_at = ? where animal_id = any(?::uuid[]) and str_status = 'APPLIED'`, [to.unitId, at, arrived]);
+  await openStays(tx, arrived, { time: at }, { animals_ingress_id: ingressId ?? undefined }, times);
   return new Map(rows.map((r) => [r.id, r.str_socioenvironmental_status]));
+}
+
+/** The GTAs (and their egresses) an arrival made RECEIVED. */
+export interface Settled {
+  gtaIds: string[];
+  egresses: { id: string; gta_id: string }[];
+}
+
+/** One event per GTA and per egress made RECEIVED (an occurrence resolved: a few records). */
+export function settledEvents(actorId: string, settled: Settled, refs: Record<string, unknown>): EventInput[] {
+  return [
+    ...settled.gtaIds.map((id): EventInput => ({ type: 'GTA_RECEIVED', recordType: 'Gta', recordId: id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs } })),
+    ...settled.egresses.map((e): EventInput => ({ type: 'ANIMALS_EGRESS_RECEIVED', recordType: 'AnimalsEgress', recordId: e.id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs: { ...refs, gta_id: e.gta_id } } })),
+  ];
+}
+
+/** The same, listed by an ingress's one event (issue 20): its templates and its subjects. */
+export function settledListing(settled: Settled, refs: Record<string, unknown>): { listed: Record<string, Listed>; subjects: Subject[] } {
+  return {
+    listed: {
+      Gta: { str_event: 'GTA_RECEIVED', changes: { str_status: 'RECEIVED' }, refs },
+      AnimalsEgress: { str_event: 'ANIMALS_EGRESS_RECEIVED', changes: { str_status: 'RECEIVED' }, refs },
+    },
+    subjects: [
+      ...settled.gtaIds.map((id): Subject => ({ recordType: 'Gta', recordId: id })),
+      ...settled.egresses.map((e): Subject => ({ recordType: 'AnimalsEgress', recordId: e.id, own: { refs: { gta_id: e.gta_id } } })),
+    ],
+  };
 }
 
 /**
  * GTAs whose every dispatched animal has arrived become RECEIVED, and so do their egresses:
- * two statements however many. Returns their events. The animals still on the way are found once
- * for all the GTAs, through their egresses (by gta_id): correlated per GTA, the planner would walk
- * every FINISHED egress of the country once per GTA.
+ * two statements however many. The animals still on the way are found once for all the GTAs,
+ * through their egresses (by gta_id): correlated per GTA, the planner would walk every FINISHED
+ * egress of the country once per GTA.
  */
-export async function settleGtas(tx: EntityManager, actorId: string, gtaIds: string[], refs: Record<string, unknown>): Promise<EventInput[]> {
-  if (!gtaIds.length) return [];
+export async function settleGtas(tx: EntityManager, gtaIds: string[]): Promise<Settled> {
+  if (!gtaIds.length) return { gtaIds: [], egresses: [] };
   const now = new Date();
   const gtas = await executeBound<{ id: string }>(
     tx,
@@ -54,10 +85,7 @@ export async function settleGtas(tx: EntityManager, actorId: string, gtaIds: str
   const egresses = received.length
     ? await executeBound<{ id: string; gta_id: string }>(tx, `update animals_egress set str_status = 'RECEIVED', ts_updated_at = ? where gta_id = any(?::uuid[]) and str_status = 'FINISHED' returning id, gta_id`, [now, received])
     : [];
-  return [
-    ...received.map((id): EventInput => ({ type: 'GTA_RECEIVED', recordType: 'Gta', recordId: id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs } })),
-    ...egresses.map((e): EventInput => ({ type: 'ANIMALS_EGRESS_RECEIVED', recordType: 'AnimalsEgress', recordId: e.id, actorId, payload: { changes: { str_status: 'RECEIVED' }, refs: { ...refs, gta_id: e.gta_id } } })),
-  ];
+  return { gtaIds: received, egresses };
 }
 
 /** Where a unit is, as a destination: one statement. */

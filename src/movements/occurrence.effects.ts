@@ -5,7 +5,7 @@ import { DomainError } from '../shared/errors.js';
 import type { EventInput } from '../shared/events.js';
 import type { Occurrence } from './occurrence.entity.js';
 import type { OccurrenceType } from './occurrence.rules.js';
-import { arrive, destinationOf, settleGtas } from './arrivals.js';
+import { arrive, destinationOf, settledEvents, settleGtas } from './arrivals.js';
 
 /**
  * What an occurrence does to its animal (DOMAIN.md, "Animals": ACTIVE ⇄ MISSING, ACTIVE → DEAD).
@@ -89,5 +89,5 @@ async function foundOnArrival(tx: EntityManager, occurrence: Occurrence, actorId
     actorId,
     payload: { changes: { str_status: 'ACTIVE', last_control_unit_id: occurrence.control_unit_id, str_socioenvironmental_status: arrived.get(occurrence.animal_id!) }, refs: { ...refs, occurrence_id: occurrence.id, gta_id: occurrence.gta_id, animals_ingress_id: occurrence.animals_ingress_id } },
   };
-  return [moved, ...(occurrence.gta_id ? await settleGtas(tx, actorId, [occurrence.gta_id], refs) : [])];
+  return [moved, ...(occurrence.gta_id ? settledEvents(actorId, await settleGtas(tx, [occurrence.gta_id]), refs) : [])];
 }

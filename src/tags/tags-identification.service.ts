@@ -4,7 +4,8 @@ import { User } from '../identity/user.entity.js';
 import { userPolicy } from '../identity/user.policy.js';
 import { DomainError } from '../shared/errors.js';
 import { openStays } from '../animals/stays.js';
-import { appendEvents, type EventInput } from '../shared/events.js';
+import { epcisStep } from '../shared/epcis-step.js';
+import { appendEvents, type EventInput, type Subject } from '../shared/events.js';
 import { newId } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
@@ -152,29 +153,35 @@ export class TagsIdentificationService {
     );
     await openStays(tx, animals.map((a) => a.id), { column: 'ts_identified_at' });
     const refs = { organization_id: establishment.organization_id, establishment_id: establishment.id, control_unit_id: unit.id };
+    const now = new Date();
     const events: EventInput[] = [
       {
         type: 'TAGS_IDENTIFICATION_CREATED',
         recordType: 'TagsIdentification',
         recordId: identification.id,
         actorId: actor.userId,
-        payload: { changes: { int_animal_count: animals.length, operator_user_id: operator, ts_unsafe_client_created_at: input.ts_unsafe_client_created_at?.toISOString() ?? null }, refs, body_hash: hash },
-      },
-      ...animals.map((a, i): EventInput => {
-        const tag = tags[i]!;
-        const recorded = Object.fromEntries([...ANIMAL_FIELDS, 'ts_identified_at', 'num_longitude', 'num_latitude', 'ts_unsafe_client_created_at'].map((f) => [f, a[f as keyof NewAnimal] ?? null]));
-        return {
-          type: 'ANIMAL_IDENTIFIED',
-          recordType: 'Animal',
-          recordId: a.id,
-          actorId: actor.userId,
-          occurredAt: a.ts_identified_at,
-          payload: {
-            changes: { ...recorded, str_status: 'ACTIVE', str_socioenvironmental_status: establishment.str_socioenvironmental_status, current_tag_id: tag.id },
-            refs: { ...refs, tags_identification_id: identification.id, tag_id: tag.id, str_tag_code: tag.str_code, tags_reservation_id: tag.tags_reservation_id },
+        occurredAt: now,
+        payload: {
+          changes: { int_animal_count: animals.length, operator_user_id: operator, ts_unsafe_client_created_at: input.ts_unsafe_client_created_at?.toISOString() ?? null },
+          refs,
+          body_hash: hash,
+          epcis: epcisStep('commissioning', 'active', [], {}, { control_unit_id: unit.id, establishment_id: establishment.id }),
+          listed: {
+            Animal: { str_event: 'ANIMAL_IDENTIFIED', changes: { str_status: 'ACTIVE', str_socioenvironmental_status: establishment.str_socioenvironmental_status }, refs: { ...refs, tags_identification_id: identification.id } },
           },
-        };
-      }),
+        },
+        // Each animal's own: what identification recorded of it, its tag, and when (ts_identified_at).
+        subjects: animals.map((a, i): Subject => {
+          const tag = tags[i]!;
+          const recorded = Object.fromEntries([...ANIMAL_FIELDS, 'ts_identified_at', 'num_longitude', 'num_latitude', 'ts_unsafe_client_created_at'].map((f) => [f, a[f as keyof NewAnimal] ?? null]));
+          return {
+            recordType: 'Animal',
+            recordId: a.id,
+            occurredAt: a.ts_identified_at ?? null,
+            own: { changes: { ...recorded, current_tag_id: tag.id }, refs: { tag_id: tag.id, str_tag_code: tag.str_code, tags_reservation_id: tag.tags_reservation_id } },
+          };
+        }),
+      },
       ...(await this.boxesAndReservations(tx, actor, tags, refs)),
     ];
     await appendEvents(tx, events);

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import { oneOf } from '../places/establishment.rules.js';
+import { epcisStep } from '../shared/epcis-step.js';
 import { appendEvents } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
@@ -169,16 +170,11 @@ export class TagsReplacementService {
           tags: items,
           refs,
           body_hash: r.hash,
+          epcis: epcisStep('replacing', 'active', [], {}, { control_unit_id: unitId, establishment_id: work.establishment.id }),
+          listed: { Animal: { str_event: 'ANIMAL_TAG_REPLACED', changes: {}, refs: { ...refs, tags_replacement_id: replacement.id } } },
         },
+        subjects: items.map(({ animal_id, ...item }) => ({ recordType: 'Animal', recordId: animal_id!, own: { changes: { current_tag_id: item.new_tag_id }, refs: item } })),
       },
-      ...items.map(({ animal_id, ...item }) => ({
-        type: 'ANIMAL_TAG_REPLACED',
-        recordType: 'Animal',
-        recordId: animal_id!,
-        actorId: actor.userId,
-        occurredAt: now,
-        payload: { changes: { current_tag_id: item.new_tag_id }, refs: { ...refs, tags_replacement_id: replacement.id, ...item } },
-      })),
       ...boxEvents(boxes, actor.userId, { ...refs, tags_replacement_id: replacement.id }, now),
       ...(await settleReservations(tx, r.pairs.map((p) => p.fresh.tags_reservation_id), actor.userId, { ...refs, tags_replacement_id: replacement.id }, now)),
     ]);

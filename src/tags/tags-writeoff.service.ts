@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import { oneOf } from '../places/establishment.rules.js';
 import { closeStays } from '../animals/stays.js';
+import { epcisStep } from '../shared/epcis-step.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
@@ -160,18 +161,15 @@ export class TagsWriteoffService {
           })),
           refs,
           body_hash: w.hash,
+          ...(end && applied.length
+            ? {
+                epcis: epcisStep(end === 'SLAUGHTERED' ? 'killing' : 'decommissioning', 'inactive', [], {}, { control_unit_id: unitId, establishment_id: work.establishment.id }),
+                listed: { Animal: { str_event: ANIMAL_END_EVENT[end], changes: { str_status: end, ts_ended_at: now }, refs: { ...refs, tags_writeoff_id: writeoff.id, str_reason: w.reason } } },
+              }
+            : {}),
         },
+        subjects: end ? applied.map((t) => ({ recordType: 'Animal', recordId: t.animal_id!, own: { refs: { tag_id: t.id, str_tag_code: t.str_code } } })) : [],
       },
-      ...(end
-        ? applied.map((t) => ({
-            type: ANIMAL_END_EVENT[end],
-            recordType: 'Animal',
-            recordId: t.animal_id!,
-            actorId: actor.userId,
-            occurredAt: now,
-            payload: { changes: { str_status: end, ts_ended_at: now }, refs: { ...refs, tags_writeoff_id: writeoff.id, tag_id: t.id, str_tag_code: t.str_code, str_reason: w.reason } },
-          }))
-        : []),
       ...boxEvents(boxes, actor.userId, { ...refs, tags_writeoff_id: writeoff.id }, now),
       ...(await settleReservations(tx, w.tags.map((t) => t.tags_reservation_id), actor.userId, { ...refs, tags_writeoff_id: writeoff.id }, now)),
     ];

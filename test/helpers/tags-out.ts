@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mustPost, type TestApp } from './app.js';
+import { listedEntry } from '../../src/shared/history.js';
 
 /** Tags Data Without Assoc: the fields of every tag in a writeoff or replacement record. */
 export const TAG_KEYS = ['id', 'str_code', 'str_status', 'ts_created_at', 'ts_updated_at'].sort();
@@ -71,11 +72,23 @@ export interface Payload {
   [key: string]: unknown;
 }
 
+/**
+ * A record's events in log order: its own, and those of bulk operations that list it (issue 20),
+ * each of those as the record's history shows it (its event name, changes and refs).
+ */
 export async function eventsOf(app: TestApp, recordType: string, recordId: string): Promise<{ str_type: string; payload: Payload }[]> {
-  const rows = await app.service.orm.em
-    .fork()
-    .execute<{ str_type: string; str_payload: string }[]>('select str_type, str_payload from event where str_record_type = ? and record_id = ? order by seq', [recordType, recordId]);
-  return rows.map((r) => ({ str_type: r.str_type, payload: JSON.parse(r.str_payload) as Payload }));
+  const rows = await app.service.orm.em.fork().execute<{ str_type: string; str_payload: string; str_detail: string | null }[]>(
+    `select * from (select seq, str_type, str_payload, null as str_detail from event where str_record_type = ? and record_id = ?
+                    union all
+                    select e.seq, e.str_type, e.str_payload, coalesce(s.str_detail, '') from event_subject s join event e on e.seq = s.event_seq where s.str_record_type = ? and s.record_id = ?) x
+      order by seq`,
+    [recordType, recordId, recordType, recordId],
+  );
+  return rows.map((r) => {
+    if (r.str_detail === null) return { str_type: r.str_type, payload: JSON.parse(r.str_payload) as Payload };
+    const { str_event, changes, refs } = listedEntry(JSON.parse(r.str_payload), recordType, r.str_detail);
+    return { str_type: str_event, payload: { changes, refs } as Payload };
+  });
 }
 
 export async function setStatus(app: TestApp, table: 'tag' | 'animal', ids: string[], status: string): Promise<void> {
