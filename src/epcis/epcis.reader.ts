@@ -87,11 +87,12 @@ const FOUND_LATER = (stay: string) =>
 const BRANCHES: Branch[] = [
   {
     kind: 'commissioning',
-    from: 'from tags_identification ti where true',
+    // Identified in the field, perhaps offline: the event is when the first animal was identified, not
+    // when the server heard of it (read from the index animal_identification_time, not the animals).
+    from: 'from tags_identification ti cross join lateral (select coalesce(min(ia.ts_identified_at), ti.ts_created_at) as at from animal ia where ia.tags_identification_id = ti.id) tim where true',
     columns: cols({
       op_id: 'ti.id',
-      // Identified in the field, perhaps offline: the event is when the first animal was identified, not when the server heard of it.
-      event_time: '(select min(coalesce(ia.ts_identified_at, ia.ts_created_at)) from animal ia where ia.tags_identification_id = ti.id)',
+      event_time: 'tim.at',
       record_time: 'ti.ts_created_at',
       unit_id: 'ti.control_unit_id',
       biz_unit_id: 'ti.control_unit_id',
