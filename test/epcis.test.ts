@@ -332,3 +332,32 @@ describe('a cancelled dispatch', () => {
     expect(eventsOfQuery(res)).toEqual([expect.objectContaining({ epcList: [animalUri(codes[0]!)], errorDeclaration: { declarationTime: expect.any(String), reason: 'did_not_occur' } })]);
   });
 });
+
+describe('an animal missing on arrival, found; a death reported as an occurrence', () => {
+  test('the found animal is received by its own event, left out of the ingress finish; the death decommissions; both match the history', async () => {
+    const farm = await holding(app, county, 'FARM');
+    const feedlot = await holding(app, county, 'FEEDLOT');
+    const { codes } = await stockTags(app, farm.unit.unitId, 2);
+    const done = await identify(app, farm.owner.access, farm.unit, codes.map((c) => animalBody(c)));
+    const [b1, b2] = await rows<{ id: string; str_code: string }>(app, 'select a.id, t.str_code from animal a join tag t on t.id = a.current_tag_id where a.tags_identification_id = ? order by t.str_code', [done.id]);
+    const gta = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 2);
+    const e = (await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, gta_id: gta.id, tags: codes.map((c) => egressRead(c)) })).body.data;
+    await app.call('POST', `/api/animals-egress/${e.id}/finish`, { token: farm.owner.access });
+    const ingress = (await mustPost(app, '/api/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gta.id }], tags: [ingressRead(b1!.str_code)] })).body.data;
+    expect((await app.call('POST', `/api/animals-ingress/${ingress.id}/finish`, { token: feedlot.owner.access })).body.data.str_status).toBe('RECEIVED_WITH_DIVERGENCE');
+    const [missing] = await rows<{ id: string }>(app, "select id from occurrence where animals_ingress_id = ? and str_type = 'MISSING_ON_ARRIVAL'", [ingress.id]);
+    expect((await app.call('POST', `/api/occurrences/${missing!.id}/resolve`, { token: feedlot.owner.access, body: { str_resolution: 'Estava no fundo do caminhão' } })).status).toBe(200);
+    await mustPost(app, '/api/occurrences', feedlot.owner.access, { str_type: 'ANIMAL_DEATH', control_unit_id: feedlot.unit.unitId, animal_id: b2!.id, ts_occurred_at: new Date().toISOString() });
+
+    const receiving = eventsOfQuery(await query(feedlot.owner.access, { EQ_bizStep: 'receiving' }));
+    expect(receiving.map((r) => r.epcList)).toEqual([[animalUri(b1!.str_code)], [animalUri(b2!.str_code)]]);
+    expect(receiving[1]).toMatchObject({ bizTransactionList: [{ bizTransaction: gtaUri(gta as unknown as Gta) }], bizLocation: { id: unitUri(feedlot.unit.code) } });
+    const doc = await app.call('GET', `/api/animals/${b2!.id}/epcis`, { token: feedlot.owner.access });
+    expectValidEpcis(doc.body);
+    const history = await app.call('GET', `/api/animals/${b2!.id}/history`, { token: feedlot.owner.access });
+    const steps = history.body.data.map((h: { criteria: { str_event: string } }) => STEP_OF_HISTORY[h.criteria.str_event]).filter(Boolean);
+    expect(steps).toEqual(['commissioning', 'shipping', 'receiving', 'decommissioning']);
+    expect(eventsOfDocument(doc.body).map((ev) => ev.bizStep)).toEqual(steps);
+    expect(eventsOfDocument(doc.body).at(-1)).toMatchObject({ action: 'DELETE', 'pnib:reason': 'ANIMAL_DEATH', epcList: [animalUri(b2!.str_code)] });
+  });
+});
