@@ -56,6 +56,7 @@ import { UserFeaturesResolver } from './identity/user-features.resolver.js';
 import { PrivacyTermsResolver } from './identity/privacy-terms.resolver.js';
 import { UserVerificationResolver } from './identity/user-verification.resolver.js';
 import { gateTerms } from './terms-gate.js';
+import { EpcisResolver } from './epcis/epcis.resolver.js';
 import { AttachmentResolver } from './attachments/attachment.resolver.js';
 import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
 import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
@@ -105,7 +106,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       OccurrenceResolver, OccurrenceFieldsResolver,
       TravelResolver, TravelFieldsResolver, TravelEmbarkFieldsResolver, TravelStopFieldsResolver,
       HomeResolver, UserFeaturesResolver, PrivacyTermsResolver, UserVerificationResolver,
-      AttachmentResolver, AttachmentFieldsResolver, IntegrationQaResolver],
+      AttachmentResolver, AttachmentFieldsResolver, IntegrationQaResolver, EpcisResolver],
     validate: false,
   }).then(gateTerms);
   return built;

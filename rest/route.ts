@@ -38,6 +38,14 @@ export interface Route {
   upload?: boolean;
   /** The answer is the bytes of the attachment the operation picks (its content type, as a download), not JSON. */
   download?: boolean;
+  /**
+   * The answer is a JSON-LD document (GS1 EPCIS), served as `application/ld+json` by itself, not
+   * wrapped in `{data}`: `field` of the picked value (the value itself when absent); `nextPageToken`
+   * names the field whose value, when set, becomes a `Link: <…>; rel="next"` header.
+   */
+  document?: { field?: string; nextPageToken?: string };
+  /** Query-string parameters of their own (not filters, not pages): their names, and how they become variables (a 422 naming a bad one). */
+  queryParameters?: { names: readonly string[]; toVariables: (query: Record<string, unknown>) => Record<string, unknown> };
   /** Document error statuses besides the success one (interface.md lists them for some groups). */
   errors?: number[];
 }

@@ -21,6 +21,7 @@ import { tagsIdentificationRoutes, tagsReservationRoutes } from './tags-identify
 import { tagsOutRoutes } from './tags-out.routes.js';
 import { animalMovementRoutes } from './animal-movements.routes.js';
 import { traceRoutes } from './trace.routes.js';
+import { epcisRoutes } from './epcis.routes.js';
 import { streamCsv } from './csv-stream.js';
 import { occurrenceRoutes } from './occurrences.routes.js';
 import { travelRoutes } from './travels.routes.js';
@@ -38,7 +39,7 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes, ...sharingRoutes,
   ...tagsTransferRoutes,
   ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes,
-  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes, ...attachmentRoutes, ...integrationQaRoutes];
+  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes, ...attachmentRoutes, ...integrationQaRoutes, ...epcisRoutes];
 
 /** Where a POST may carry multipart/form-data instead of JSON: the upload routes. */
 const UPLOAD_PATHS = new Set(routes.filter((r) => r.upload).map((r) => `${r.method} ${r.path}`));
@@ -84,6 +85,7 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
       }
       if (route.page) variables[route.page] = pageFromQuery(ctx.query);
       if (route.filter) variables[route.filter.variable] = route.filter.from === 'body' ? (body ?? {}) : filtersFromQuery(ctx.query);
+      if (route.queryParameters) Object.assign(variables, route.queryParameters.toVariables(ctx.query));
 
       // The values a route passes on, past the one input boundary (src/shared/input.ts).
       for (const value of Object.values(variables)) checkInput(value, 'body');
@@ -120,6 +122,10 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
       const picked = await run(variables);
       ctx.status = route.status;
       if (route.status === 204) return;
+      if (route.document) {
+        answerDocument(ctx, route.document, picked);
+        return;
+      }
       leaveOutAbsentRelations(picked);
       ctx.body = route.paged ? { data: picked.data, meta: picked.meta, ...Object.fromEntries((route.extra ?? []).map((f) => [f, picked[f]])) } : { data: picked };
     }));
@@ -137,6 +143,21 @@ function discardingUpload(handle: (ctx: KoaContext) => Promise<void>): (ctx: Koa
       if (gql.upload) await filesOf(gql).discard(gql.upload);
     }
   };
+}
+
+/** A JSON-LD document by itself; the next page, when there is one, in a Link header (EPCIS 2.0's REST binding). */
+function answerDocument(ctx: KoaContext, spec: NonNullable<Route['document']>, picked: Record<string, unknown>): void {
+  const token = spec.nextPageToken ? picked[spec.nextPageToken] : null;
+  if (typeof token === 'string') {
+    const query = new URLSearchParams(ctx.querystring);
+    query.set('nextPageToken', token);
+    ctx.set('Link', `<${ctx.path}?${query.toString()}>; rel="next"`);
+  }
+  ctx.set('GS1-EPCIS-Version', '2.0.0');
+  ctx.set('GS1-CBV-Version', '2.0.0');
+  // The type first: Koa keeps a type already set when the body is an object.
+  ctx.type = 'application/ld+json';
+  ctx.body = spec.field ? picked[spec.field] : picked;
 }
 
 /** At most this many names in the Warning header: a hostile body cannot grow it without bound. */

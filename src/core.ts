@@ -39,6 +39,7 @@ import { AttachmentService } from './attachments/attachment.service.js';
 import { openAttachmentStore } from './attachments/attachment.store.js';
 import { IntegrationQaService } from './movements/integration-qa.service.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { EpcisService } from './epcis/epcis.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -75,6 +76,7 @@ export interface Core {
   sharings: SharingService;
   /** Wired to the database once it is open (src/server.ts). */
   mailer: Mailer;
+  epcis: EpcisService;
 }
 
 /** `clock`: the instant each request is judged at (tests pass one they move). `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -107,5 +109,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
     integrationQa: new IntegrationQaService(integration),
     sharings: new SharingService(),
     mailer,
+    epcis: new EpcisService(clock),
   };
 }

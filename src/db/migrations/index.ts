@@ -20,6 +20,7 @@ import { Migration0021Sharings } from './Migration0021Sharings.js';
 import { Migration0023Attachments } from './Migration0023Attachments.js';
 import { Migration0024TraceWalk } from './Migration0024TraceWalk.js';
 import { Migration0026EventSubjects } from './Migration0026EventSubjects.js';
+import { Migration0027EpcisReads } from './Migration0027EpcisReads.js';
 import { Migration0029Hardening } from './Migration0029Hardening.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
@@ -46,6 +47,7 @@ export const migrationsList = [
   { name: 'Migration0023Attachments', class: Migration0023Attachments },
   { name: 'Migration0024TraceWalk', class: Migration0024TraceWalk },
   { name: 'Migration0026EventSubjects', class: Migration0026EventSubjects },
+  { name: 'Migration0027EpcisReads', class: Migration0027EpcisReads },
   { name: 'Migration0029Hardening', class: Migration0029Hardening },
 ];
 

@@ -1,0 +1,36 @@
+import { Arg, Args, ArgsType, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import type { JsonObject } from '../../src/epcis/epcis.mapper.js';
+import type { EpcisEventsPage as EpcisEventsPageRow } from '../../src/epcis/epcis.service.js';
+import { requireActor, type Context } from '../context.js';
+import { JSONObject, UUID } from '../shared/scalars.js';
+
+@ArgsType()
+export class EpcisEventsArgs {
+  @Field(() => String, { nullable: true, description: 'Events at or after this ISO 8601 instant' }) GE_eventTime?: string;
+  @Field(() => String, { nullable: true, description: 'Events before this ISO 8601 instant' }) LT_eventTime?: string;
+  @Field(() => [String], { nullable: true, description: 'CBV business steps: commissioning, shipping, receiving, replacing, decommissioning (bare words or CBV URIs)' }) EQ_bizStep?: string[];
+  @Field(() => [String], { nullable: true, description: 'Events listing any of these animals (urn:pnib:animal:<code>) or associating any of these tags (urn:pnib:tag:<code>)' }) MATCH_epc?: string[];
+  @Field(() => [String], { nullable: true, description: 'Events whose business location is any of these control units (urn:pnib:loc:unit:<code>)' }) EQ_bizLocation?: string[];
+  @Field(() => [String], { nullable: true, description: 'Events under any of these GTAs (urn:pnib:bt:gta:<UF>:<series or ->:<number>)' }) EQ_bizTransaction?: string[];
+  @Field(() => Int, { nullable: true, description: 'Events per page, 1 to 500 (default 50)' }) perPage?: number;
+  @Field(() => String, { nullable: true, description: 'The previous page’s nextPageToken, with the same parameters' }) nextPageToken?: string;
+}
+
+@ObjectType('EpcisEventsPage', { description: 'A page of GS1 EPCIS 2.0 events the caller sees, oldest first' })
+export class EpcisEventsPage {
+  @Field(() => JSONObject, { description: 'An EPCISQueryDocument (JSON-LD)' }) document!: JsonObject;
+  @Field(() => String, { nullable: true, description: 'Ask again with it for the next page; null on the last page' }) nextPageToken!: string | null;
+}
+
+@Resolver()
+export class EpcisResolver {
+  @Query(() => JSONObject, { description: "The animal's chain of custody as a GS1 EPCIS 2.0 EPCISDocument (JSON-LD, CBV 2.0)" })
+  async animalEpcis(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context): Promise<JsonObject> {
+    return ctx.core.epcis.animalDocument(ctx.db, requireActor(ctx), id);
+  }
+
+  @Query(() => EpcisEventsPage, { description: 'EPCIS 2.0 SimpleEventQuery over the events the caller sees, paged by nextPageToken' })
+  async epcisEvents(@Args(() => EpcisEventsArgs) args: EpcisEventsArgs, @Ctx() ctx: Context): Promise<EpcisEventsPageRow> {
+    return ctx.core.epcis.events(ctx.db, requireActor(ctx), args);
+  }
+}
