@@ -55,7 +55,7 @@ function reachedSql(q: TraceQuestion): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const parts = walks.map((forward) => {
     params.push(...q.seed.params, q.to, q.from, q.from, q.to, forward, q.maxHops);
-    return `select * from trace_walk(${seed}, ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
+    return `select * from trace_runs(${seed}, ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
   });
   return { sql: parts.join(' union all '), params };
 }

@@ -19,6 +19,7 @@ import { Migration0020Singletons } from './Migration0020Singletons.js';
 import { Migration0021Sharings } from './Migration0021Sharings.js';
 import { Migration0023Attachments } from './Migration0023Attachments.js';
 import { Migration0024TraceWalk } from './Migration0024TraceWalk.js';
+import { Migration0025TraceRuns } from './Migration0025TraceRuns.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -43,4 +44,5 @@ export const migrationsList = [
   { name: 'Migration0021Sharings', class: Migration0021Sharings },
   { name: 'Migration0023Attachments', class: Migration0023Attachments },
   { name: 'Migration0024TraceWalk', class: Migration0024TraceWalk },
+  { name: 'Migration0025TraceRuns', class: Migration0025TraceRuns },
 ];
