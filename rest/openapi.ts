@@ -124,7 +124,7 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
       const extra = route.paged && isObjectType(out) ? Object.fromEntries((route.extra ?? []).map((f) => [f, typeOf(out.getFields()[f]!.type as GraphQLOutputType, false)])) : {};
       const properties: Json = route.paged ? { data: dataSchema, meta: { $ref: '#/components/schemas/PaginationMeta' }, ...extra } : { data: dataSchema };
       const content: Json = { 'application/json': { schema: { type: 'object', properties, required: Object.keys(properties) } } };
-      if (route.csv) content['text/csv'] = { schema: { type: 'string', description: `Every page, one row per line: ${route.csv.header.join(', ')}` } };
+      if (route.csv) content['text/csv'] = { schema: { type: 'string', description: `The whole answer, one row per line: ${route.csv.header.join(', ')}` } };
       responses[String(route.status)] = { description: DESCRIPTIONS[route.status], content };
     }
     const errorStatuses = new Set([...(route.errors ?? []), ...(route.auth ? [401] : []), 422, 500]);
