@@ -1,5 +1,4 @@
-import { requireActor } from '../graphql/context.js';
-import type { TraceInput } from '../src/movements/trace.service.js';
+import { traceCsv as traceCsvStream } from '../graphql/movements/trace.export.js';
 import type { CsvExport } from './csv.js';
 import type { Route } from './route.js';
 
@@ -7,7 +6,7 @@ import type { Route } from './route.js';
 const traceCsv: CsvExport = {
   header: ['animal_id', 'str_tag_code', 'str_status', 'str_reached_by', 'int_hops', 'via_animal_id', 'via_control_unit_id', 'ts_via', 'last_control_unit_id', 'str_control_unit_code', 'str_establishment_name', 'ts_from', 'ts_to', 'str_gta_code'],
   pageSize: 5000,
-  stream: (gql, variables) => gql.core.trace.csv(gql.db, requireActor(gql), variables.input as TraceInput),
+  stream: traceCsvStream,
 };
 
 export const traceRoutes: Route[] = [
