@@ -122,7 +122,7 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string): Promise<Tr
                   from visible e),
       at_place as (select r.* from reached r where r.establishment_id is not null),
       entered as (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought
-                  from at_place r order by r.establishment_id, r.ts_exposure${latest ? ' desc' : ''}, r.int_hops, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.animal_id),
+                  from at_place r order by r.establishment_id, r.ts_exposure${latest ? ' desc' : ''}, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id),
       counts as (select r.establishment_id, min(r.int_hops) as int_hops, count(distinct r.animal_id) filter (where r.animal_id in (select v.animal_id from visible v))::int as int_traced_animals
                   from at_place r group by r.establishment_id),
       places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status, f.ts_exposure, c.int_hops,
