@@ -167,9 +167,9 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   );
   await em.execute(
     `create unlogged table bench_load as
-       select t.from_g, t.to_g, t.chunk, gen_random_uuid() as egress_id, gen_random_uuid() as travel_id, min(t.t_end) as t0, max(t.t_end) as t1,
-              (select u.id from bench_unit u where u.g = t.from_g and u.u = 0) as from_unit, (select u.id from bench_unit u where u.g = t.to_g and u.u = 0) as to_unit
-         from bench_truck t group by t.from_g, t.to_g, t.chunk`,
+       select b.*, gen_random_uuid() as egress_id, gen_random_uuid() as travel_id, fu.id as from_unit, tu.id as to_unit
+         from (select t.from_g, t.to_g, t.chunk, min(t.t_end) as t0, max(t.t_end) as t1 from bench_truck t group by t.from_g, t.to_g, t.chunk) b
+         join bench_unit fu on fu.g = b.from_g and fu.u = 0 join bench_unit tu on tu.g = b.to_g and tu.u = 0`,
   );
   await em.execute(
     `insert into animals_egress (id, from_control_unit_id, to_control_unit_id, str_status, bl_move_with_tag_reading, int_tag_count, ts_finished_at)

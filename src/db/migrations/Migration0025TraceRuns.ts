@@ -19,6 +19,11 @@ import { Migration } from '@mikro-orm/migrations';
  * contacts: the final step extends each traced animal's path from its reached presences.
  */
 
+/** The vehicle an egress's animals rode: its travel (the embark not released), or the finished egress itself (no row: none). `offset 0` keeps it a lookup per stay (pulled up, it became a hash join over every egress). */
+const VEHICLE = (egress: string) =>
+  `select coalesce(te.travel_id, e.id) as vehicle from animals_egress e left join travel_embark te on te.animals_egress_id = e.id and te.ts_released_at is null
+    where e.id = ${egress} and e.str_status in ('FINISHED', 'RECEIVED') offset 0`;
+
 /** One direction's walk. Forward: labels are earliest exposures; backward, latest. */
 function walk(forward: boolean): string {
   const better = forward ? '<' : '>';
@@ -49,7 +54,7 @@ function walk(forward: boolean): string {
          select coalesce(v.vehicle, b.control_unit_id), v.vehicle is not null, case when v.vehicle is not null then p.f else b.ts_to end, p.animal_id
            from trace_presence p
            join lateral (select b.control_unit_id, b.ts_to, b.animals_egress_id from animal_stay b where b.animal_id = p.animal_id and (b.ts_from, b.id) < (p.f, p.stay_id) order by b.ts_from desc, b.id desc limit 1) b on true
-           left join lateral (select trace_vehicle(b.animals_egress_id) as vehicle) v on true
+           left join lateral (${VEHICLE('b.animals_egress_id')}) v on true
           where p.hops = k and not p.is_vehicle and case when v.vehicle is not null then p.f >= p_from else b.ts_to >= p_from end;`;
   // A ride exposed this round: the unit it unloads at (backward: the unit it was loaded at), no move more.
   const rideEnds = forward
@@ -63,12 +68,11 @@ function walk(forward: boolean): string {
            from trace_presence p join animal_stay s on s.id = p.stay_id
           where p.hops = k and p.is_vehicle and s.ts_to >= p_from;`;
   const seedX = forward ? 'greatest(p_from, s.ts_from)' : 'least(p_to, coalesce(s.ts_to, t_now))';
-  // Past the window: each stay of a traced animal after (backward: before) one it was reached at, one move per stay.
-  const pathOrder = forward ? 'ord' : 'ord desc';
-  const pathValue = forward ? 'x.hops - (pa.ord + case when x.is_vehicle then 1 else 0 end)' : 'x.hops + pa.ord';
-  const pathHops = forward ? 'q.m + q.ord' : 'q.m - q.ord';
-  const pathOrd = forward ? 'pa.ord + case when x.is_vehicle then 1 else 0 end' : 'pa.ord';
-  const pathExposure = forward ? 'q.ts_from' : 'coalesce(q.ts_to, t_now)';
+  // Past the window (paths are whole): each traced animal's stays after (backward: before) the last
+  // (first) presence the walk reached it at, one move each; a ride's far end is part of its move.
+  const anchorOrder = forward ? 'x.sf desc, x.stay_id desc, x.is_vehicle desc' : 'x.sf, x.stay_id, x.is_vehicle';
+  const onward = forward ? '(s.ts_from, s.id) > (a.sf, a.stay_id)' : '((s.ts_from, s.id) < (a.sf, a.stay_id) or (a.is_vehicle and s.id = a.stay_id))';
+  const pathExposure = forward ? 'b.ts_from' : 'coalesce(b.ts_to, t_now)';
   return `
     truncate trace_cand;
     insert into trace_cand select s.control_unit_id, false, ${seedX}, s.animal_id from animal_stay s where s.id = any(p_seed);
@@ -88,28 +92,19 @@ function walk(forward: boolean): string {
     end loop;
     return query
       with reached as (
-        select p.pid, p.animal_id, p.unit_id, p.establishment_id, p.stay_id, p.is_vehicle, ${exposure} as ex, p.hops, p.seed, r.src
+        select p.pid, p.animal_id, p.unit_id, p.establishment_id, p.stay_id, p.is_vehicle, ${exposure} as ex, p.hops, p.seed, r.src, coalesce(p.loaded_from, p.f) as sf
           from trace_presence p join trace_run_label r on r.place = p.place and r.run = p.run where p.hops is not null),
-      animals as (select distinct x.animal_id from reached x),
-      path as (
-        select s.id, s.animal_id, s.control_unit_id, s.establishment_id, s.ts_from, s.ts_to, row_number() over (partition by s.animal_id order by s.ts_from, s.id)::integer as ord
-          from animal_stay s where s.animal_id in (select a.animal_id from animals a)),
-      seq as (
-        select pa.animal_id, ${pathOrd} as ord, 0 as kind, ${pathValue} as v, null::bigint as id from reached x join path pa on pa.id = x.stay_id
-        union all
-        select pa.animal_id, pa.ord, 1, null, pa.id from path pa),
-      extended as (
-        select q.id, min(q.v) over (partition by q.animal_id order by q.${pathOrder}, q.kind rows unbounded preceding) as m, q.ord, q.kind from seq q),
+      anchor as (select distinct on (x.animal_id) x.animal_id, x.hops, x.is_vehicle, x.sf, x.stay_id from reached x order by x.animal_id, ${anchorOrder}),
       beyond as (
-        select pa.animal_id, pa.control_unit_id, pa.establishment_id, pa.id, ${pathExposure.replace(/q\./g, 'pa.')} as ex, ${pathHops} as hops
-          from extended q join path pa on pa.id = q.id
-         where q.kind = 1 and q.m is not null and (p_max_hops is null or ${pathHops} <= p_max_hops)
-           and not exists (select 1 from reached x where x.pid = pa.id))
+        select s.animal_id, s.control_unit_id, s.establishment_id, s.id, s.ts_from, s.ts_to,
+               a.hops + (row_number() over (partition by a.animal_id order by s.ts_from${order}, s.id${order}))::integer - case when a.is_vehicle then 1 else 0 end as hops
+          from anchor a join lateral (select s.* from animal_stay s where s.animal_id = a.animal_id and ${onward} offset 0) s on true)
       select x.animal_id, x.unit_id, x.establishment_id, x.stay_id, x.ex, x.hops,
              case when x.seed then null else x.src end, case when x.seed or x.is_vehicle then null else x.unit_id end, case when x.seed then null else x.ex end, x.seed
         from reached x
       union all
-      select b.animal_id, b.control_unit_id, b.establishment_id, b.id, b.ex, b.hops, b.animal_id, null::uuid, b.ex, false from beyond b;`;
+      select b.animal_id, b.control_unit_id, b.establishment_id, b.id, ${pathExposure}, b.hops, b.animal_id, null::uuid, ${pathExposure}, false
+        from beyond b where p_max_hops is null or b.hops <= p_max_hops;`;
 }
 
 export class Migration0025TraceRuns extends Migration {
@@ -117,42 +112,44 @@ export class Migration0025TraceRuns extends Migration {
     // The riders of an egress (a vehicle with no travel, or one load of a travel).
     this.addSql('create index animal_stay_egress on animal_stay (animals_egress_id) where animals_egress_id is not null');
     this.addSql('alter table trace_answer add column bl_seed boolean not null default false');
-    // The vehicle an egress's animals rode: its travel (the embark not released), or the finished egress itself.
-    this.addSql(`create or replace function trace_vehicle(p_egress uuid) returns uuid language sql stable strict as $fn$
-      select coalesce((select te.travel_id from travel_embark te where te.animals_egress_id = e.id and te.ts_released_at is null limit 1), e.id)
-        from animals_egress e where e.id = p_egress and e.str_status in ('FINISHED', 'RECEIVED')
-    $fn$`);
-    // Loads the places the candidates name that are not loaded yet: their presences overlapping the window and their runs.
+    // Loads the places the candidates name that are not loaded yet: their presences overlapping the
+    // window, each with its run (gaps and islands: a run starts where a presence begins after every
+    // earlier one there has ended), and the runs. Each place is read through its index (lateral):
+    // the temporary tables have no statistics, and a hash join read every stay of the table.
     this.addSql(`create or replace function trace_runs_load(p_from timestamptz, p_to timestamptz, t_now timestamptz) returns void language plpgsql as $fn$
 begin
   insert into trace_place (place, is_vehicle, loaded)
     select distinct c.place, c.is_vehicle, false from trace_cand c where not exists (select 1 from trace_place l where l.place = c.place);
   if not found then return; end if;
-  insert into trace_presence (pid, place, is_vehicle, animal_id, stay_id, unit_id, establishment_id, f, t, f_to, loaded_from, vehicle)
-    select s.id, s.control_unit_id, false, s.animal_id, s.id, s.control_unit_id, s.establishment_id, s.ts_from, coalesce(s.ts_to, t_now), s.ts_to, null, trace_vehicle(s.animals_egress_id)
-      from trace_place l join animal_stay s on s.control_unit_id = l.place
-     where not l.loaded and not l.is_vehicle and tstzrange(s.ts_from, s.ts_to, '[]') && tstzrange(p_from, p_to, '[]')
-       and s.ts_from <= p_to and coalesce(s.ts_to, t_now) >= p_from;
-  -- A ride: from the egress that closed a stay to the animal's next stay (still riding: now).
-  insert into trace_presence (pid, place, is_vehicle, animal_id, stay_id, unit_id, establishment_id, f, t, f_to, loaded_from, vehicle)
+  with fresh as (
+    select s.id as pid, s.control_unit_id as place, false as is_vehicle, s.animal_id, s.id as stay_id, s.control_unit_id as unit_id, s.establishment_id,
+           s.ts_from as f, coalesce(s.ts_to, t_now) as t, s.ts_to as f_to, null::timestamptz as loaded_from, v.vehicle
+      from trace_place l
+      join lateral (select s.* from animal_stay s where s.control_unit_id = l.place and tstzrange(s.ts_from, s.ts_to, '[]') && tstzrange(p_from, p_to, '[]')
+                       and s.ts_from <= p_to and coalesce(s.ts_to, t_now) >= p_from offset 0) s on true
+      left join lateral (${VEHICLE('s.animals_egress_id')}) v on true
+     where not l.loaded and not l.is_vehicle
+    union all
+    -- A ride: from the egress that closed a stay to the animal's next stay (still riding: now).
     select -s.id, l.place, true, s.animal_id, s.id, null, null, s.ts_to, coalesce(n.ts_from, t_now), n.ts_from, s.ts_from, null
       from trace_place l
-      join lateral (select e.id from animals_egress e where e.id = l.place and trace_vehicle(e.id) = e.id
+      join lateral (select e.id from animals_egress e where e.id = l.place and e.str_status in ('FINISHED', 'RECEIVED')
+                       and not exists (select 1 from travel_embark te where te.animals_egress_id = e.id and te.ts_released_at is null)
                     union all select te.animals_egress_id from travel_embark te join animals_egress e on e.id = te.animals_egress_id
                      where te.travel_id = l.place and te.ts_released_at is null and e.str_status in ('FINISHED', 'RECEIVED')) e on true
       join animal_stay s on s.animals_egress_id = e.id
       left join lateral (select n.ts_from from animal_stay n where n.animal_id = s.animal_id and (n.ts_from, n.id) > (s.ts_from, s.id) order by n.ts_from, n.id limit 1) n on true
-     where not l.loaded and l.is_vehicle and s.ts_to <= p_to and coalesce(n.ts_from, t_now) >= p_from;
-  -- Gaps and islands: a run starts where a presence begins after every earlier one has ended.
-  update trace_presence p set run = g.run
-    from (select x.pid, sum(x.brk) over (partition by x.place order by x.f, x.t, x.pid)::integer as run
-            from (select q.pid, q.place, q.f, q.t,
-                         case when q.f <= max(q.t) over (partition by q.place order by q.f, q.t, q.pid rows between unbounded preceding and 1 preceding) then 0 else 1 end as brk
-                    from trace_presence q where q.run is null) x) g
-   where p.pid = g.pid;
+     where not l.loaded and l.is_vehicle and s.ts_to <= p_to and coalesce(n.ts_from, t_now) >= p_from),
+  marked as (
+    select x.*, case when x.f <= max(x.t) over (partition by x.place order by x.f, x.t, x.pid rows between unbounded preceding and 1 preceding) then 0 else 1 end as brk from fresh x),
+  loaded as (
+    insert into trace_presence (pid, place, is_vehicle, animal_id, stay_id, unit_id, establishment_id, f, t, f_to, loaded_from, vehicle, run)
+      select m.pid, m.place, m.is_vehicle, m.animal_id, m.stay_id, m.unit_id, m.establishment_id, m.f, m.t, m.f_to, m.loaded_from, m.vehicle,
+             sum(m.brk) over (partition by m.place order by m.f, m.t, m.pid)::integer
+        from marked m
+    returning place, run, is_vehicle, f, t)
   insert into trace_run_label (place, run, is_vehicle, r_from, r_to)
-    select p.place, p.run, p.is_vehicle, min(p.f), max(p.t) from trace_presence p
-     where p.place in (select l.place from trace_place l where not l.loaded) group by p.place, p.run, p.is_vehicle;
+    select x.place, x.run, x.is_vehicle, min(x.f), max(x.t) from loaded x group by x.place, x.run, x.is_vehicle;
   update trace_place set loaded = true where not loaded;
 end
 $fn$`);
