@@ -31,15 +31,17 @@ function walk(forward: boolean): string {
   // A run's label reaches the presences still there at it (forward) / already there by it (backward).
   const reaches = forward ? 'p.t >= r.x' : 'p.f <= r.x';
   const exposure = forward ? 'greatest(p.f, r.x)' : 'least(p.t, r.x)';
-  const apply = (k: string) => `
-    perform trace_runs_load(p_from, p_to, t_now);
+  // The candidates to the vehicles (then those to the units) improve the labels of the runs they fall in.
+  const apply = (vehicle: boolean, k: string) => `
+    perform trace_runs_load(p_from, p_to, t_now, ${vehicle}, ${forward}, p_max_hops is not null and ${k} >= p_max_hops);
     with best as (
       select distinct on (r.place, r.run) r.place, r.run, c.x, c.src
         from trace_cand c join trace_run_label r on r.place = c.place and c.x between r.r_from and r.r_to
+       where c.is_vehicle = ${vehicle}
        order by r.place, r.run, c.x${order}, c.src)
     update trace_run_label r set x = b.x, hops = ${k}, src = b.src, changed = ${k}
       from best b where r.place = b.place and r.run = b.run and (r.x is null or b.x ${better} r.x);
-    truncate trace_cand;`;
+    delete from trace_cand c where c.is_vehicle = ${vehicle};`;
   const expose = (vehicle: boolean, k: string) => `
     update trace_presence p set hops = ${k}
       from trace_run_label r where r.changed = ${k} and r.is_vehicle = ${vehicle} and p.place = r.place and p.run = r.run and p.hops is null and ${reaches};`;
@@ -76,7 +78,7 @@ function walk(forward: boolean): string {
   return `
     truncate trace_cand;
     insert into trace_cand select s.control_unit_id, false, ${seedX}, s.animal_id from animal_stay s where s.id = any(p_seed);
-    ${apply('0')}
+    ${apply(false, '0')}
     update trace_presence p set hops = 0, seed = true where p.pid = any(p_seed) and not p.is_vehicle;
     ${expose(false, '0')}
     loop
@@ -84,10 +86,10 @@ function walk(forward: boolean): string {
       ${unitMoves}
       exit when not found;
       k := k + 1;
-      ${apply('k')}
+      ${apply(true, 'k')}
       ${expose(true, 'k')}
       ${rideEnds}
-      ${apply('k')}
+      ${apply(false, 'k')}
       ${expose(false, 'k')}
     end loop;
     return query
@@ -112,21 +114,26 @@ export class Migration0025TraceRuns extends Migration {
     // The riders of an egress (a vehicle with no travel, or one load of a travel).
     this.addSql('create index animal_stay_egress on animal_stay (animals_egress_id) where animals_egress_id is not null');
     this.addSql('alter table trace_answer add column bl_seed boolean not null default false');
-    // Loads the places the candidates name that are not loaded yet: their presences overlapping the
-    // window, each with its run (gaps and islands: a run starts where a presence begins after every
-    // earlier one there has ended), and the runs. Each place is read through its index (lateral):
-    // the temporary tables have no statistics, and a hash join read every stay of the table.
-    this.addSql(`create or replace function trace_runs_load(p_from timestamptz, p_to timestamptz, t_now timestamptz) returns void language plpgsql as $fn$
+    // Loads the places (vehicles, or units) the candidates name that are not loaded yet: their
+    // presences overlapping the window, each with its run (gaps and islands: a run starts where a
+    // presence begins after every earlier one there has ended), and the runs. In the last round a
+    // label can only be a candidate of this round: a place is read from its earliest candidate on
+    // (backward: up to its latest), which cuts no run short where a label can fall. Each place is
+    // read through its index (lateral): the temporary tables have no statistics, and a hash join
+    // read every stay of the table.
+    this.addSql(`create or replace function trace_runs_load(p_from timestamptz, p_to timestamptz, t_now timestamptz, p_vehicles boolean, p_forward boolean, p_last boolean)
+returns void language plpgsql as $fn$
 begin
-  insert into trace_place (place, is_vehicle, loaded)
-    select distinct c.place, c.is_vehicle, false from trace_cand c where not exists (select 1 from trace_place l where l.place = c.place);
+  insert into trace_place (place, is_vehicle, loaded, lo, hi)
+    select c.place, c.is_vehicle, false, case when p_last and p_forward then min(c.x) else p_from end, case when p_last and not p_forward then max(c.x) else p_to end
+      from trace_cand c where c.is_vehicle = p_vehicles and not exists (select 1 from trace_place l where l.place = c.place) group by c.place, c.is_vehicle;
   if not found then return; end if;
   with fresh as (
     select s.id as pid, s.control_unit_id as place, false as is_vehicle, s.animal_id, s.id as stay_id, s.control_unit_id as unit_id, s.establishment_id,
            s.ts_from as f, coalesce(s.ts_to, t_now) as t, s.ts_to as f_to, null::timestamptz as loaded_from, v.vehicle
       from trace_place l
-      join lateral (select s.* from animal_stay s where s.control_unit_id = l.place and tstzrange(s.ts_from, s.ts_to, '[]') && tstzrange(p_from, p_to, '[]')
-                       and s.ts_from <= p_to and coalesce(s.ts_to, t_now) >= p_from offset 0) s on true
+      join lateral (select s.* from animal_stay s where s.control_unit_id = l.place and tstzrange(s.ts_from, s.ts_to, '[]') && tstzrange(l.lo, l.hi, '[]')
+                       and s.ts_from <= l.hi and coalesce(s.ts_to, t_now) >= l.lo offset 0) s on true
       left join lateral (${VEHICLE('s.animals_egress_id')}) v on true
      where not l.loaded and not l.is_vehicle
     union all
@@ -139,7 +146,7 @@ begin
                      where te.travel_id = l.place and te.ts_released_at is null and e.str_status in ('FINISHED', 'RECEIVED')) e on true
       join animal_stay s on s.animals_egress_id = e.id
       left join lateral (select n.ts_from from animal_stay n where n.animal_id = s.animal_id and (n.ts_from, n.id) > (s.ts_from, s.id) order by n.ts_from, n.id limit 1) n on true
-     where not l.loaded and l.is_vehicle and s.ts_to <= p_to and coalesce(n.ts_from, t_now) >= p_from),
+     where not l.loaded and l.is_vehicle and s.ts_to <= l.hi and coalesce(n.ts_from, t_now) >= l.lo),
   marked as (
     select x.*, case when x.f <= max(x.t) over (partition by x.place order by x.f, x.t, x.pid rows between unbounded preceding and 1 preceding) then 0 else 1 end as brk from fresh x),
   loaded as (
@@ -160,7 +167,7 @@ declare
   k integer := 0;
   t_now timestamptz := now();
 begin
-  create temp table if not exists trace_place (place uuid primary key, is_vehicle boolean not null, loaded boolean not null) on commit drop;
+  create temp table if not exists trace_place (place uuid primary key, is_vehicle boolean not null, loaded boolean not null, lo timestamptz not null, hi timestamptz not null) on commit drop;
   create temp table if not exists trace_presence (
     pid bigint primary key, place uuid not null, is_vehicle boolean not null, animal_id uuid not null, stay_id bigint not null,
     unit_id uuid, establishment_id uuid, f timestamptz not null, t timestamptz not null, f_to timestamptz, loaded_from timestamptz, vehicle uuid,
