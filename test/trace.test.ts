@@ -329,6 +329,22 @@ describe('POST /api/trace: vehicles, occupancy runs, exact hops, the contact cha
     expect(Object.keys(byName(ids, none)).sort()).toEqual(['a', 'b']);
   });
 
+  test('the fewest moves are exact: an animal that left a unit before a nearer exposure arrived keeps the hops of the one it met', async () => {
+    const [f, v, u] = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT'].map((t) => holding(app, county, t)));
+    const ids = await herd(['q', 'r', 'c'], f);
+    await stay(ids.q!, f.unit, 0, 0.5); // two moves to U, there on day 2
+    await stay(ids.q!, v.unit, 1, 1.5);
+    await stay(ids.q!, u.unit, 2, 10);
+    await stay(ids.r!, f.unit, 0, 7); // one move to U, there on day 8
+    await stay(ids.r!, u.unit, 8, 10);
+    await stay(ids.c!, u.unit, 3, 5); // at U on days 3-5 only: it met q's exposure, not r's
+    const r = await trace(authority.access, { establishment_id: f.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' });
+    expect(byName(ids, r).c).toMatchObject({ int_hops: 2, via_animal_id: ids.q, ts_via: day(3) });
+    // With one move allowed, c is not reached (Migration0024's walk gave the island's fewest, 1, to every stay in it).
+    const one = await trace(authority.access, { establishment_id: f.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD', int_max_hops: 1 });
+    expect(byName(ids, one).c).toBeUndefined();
+  });
+
   test("an owner's trace names no animal or unit of another tenant: a contact through one shows its time only", async () => {
     const [farmA, feedlotB] = await Promise.all([holding(app, county, 'FARM'), holding(app, county, 'FEEDLOT')]);
     const [penA2, penB2] = [await secondUnit(farmA), await secondUnit(feedlotB)];
