@@ -37,7 +37,7 @@ export interface TraceResult extends Paged<TracedAnimal> {
   int_total_establishments: number;
 }
 
-/** Most traced animals on one page (the CSV export pages through the whole answer). */
+/** Most traced animals on one page (the CSV export streams the whole answer from PostgreSQL instead). */
 export const MAX_TRACE_PAGE = 5000;
 
 /**
@@ -61,6 +61,7 @@ export class TraceService {
     return traceRunCsv(db, run.id, visibleUnit);
   }
 
+  /** Who may ask, the checked question, and the answer stored for this request (walked once per request). */
   private async answer(db: Db, actor: Actor, input: TraceInput): Promise<{ run: TraceRun; visibleUnit: TraceQuestion['visibleUnit'] }> {
     if (!actor.isAdmin && !UF_READERS.includes(actor.userType) && !(actor.role && MANAGING_ROLES.includes(actor.role))) {
       throw DomainError.forbidden('the trace is for authorities, integrations, administrators and the owners and managers of an organization');
