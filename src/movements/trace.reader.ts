@@ -177,7 +177,10 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
 /**
  * The whole stored answer as CSV (the state's veterinarians' spreadsheet): one row per stay of
  * each traced animal at a unit the caller sees, in rank order, the same columns and values as
- * the JSON pages; the caller's visibility is inside the statement.
+ * the JSON pages; the caller's visibility is inside the statement. Each answer's stays are read
+ * through its animal's index, in order (lateral, `offset 0`): joined instead, the planner read
+ * every stay of the caller's establishments into a hash and sorted the whole answer on disk
+ * (9.8 s of a 134,000-row COPY at 100,000 animals).
  */
 export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
   const visible = visibleUnit('s.control_unit_id', 's.establishment_id');
@@ -187,7 +190,7 @@ export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['v
                  a.last_control_unit_id::text as last_control_unit_id, cu.str_code as str_control_unit_code, e.str_name as str_establishment_name,
                  ${iso('s.ts_from')} as ts_from, ${iso('s.ts_to')} as ts_to, g.str_code as str_gta_code
             from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
-            join animal_stay s on s.animal_id = x.animal_id and ${visible.sql}
+            cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by s.ts_from, s.id offset 0) s
             join control_unit cu on cu.id = s.control_unit_id join establishment e on e.id = s.establishment_id
             left join animals_egress ae on ae.id = s.animals_egress_id left join gta g on g.id = ae.gta_id
            where x.run_id = ?
