@@ -8,6 +8,7 @@
  * rotate between, a feedlot 4 pens, an auction and a slaughterhouse one each. Times are fractional
  * days, so co-location is a real overlap of two stays, never a shared midnight.
  */
+import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 export interface TraceDataSpec {
@@ -18,6 +19,10 @@ export interface TraceDataSpec {
   horizon: number;
   organizationId: string;
   countyId: string;
+  /** The travels' transporter (a user of the organization). */
+  transporterId: string;
+  /** Trucks: the moves between two establishments loaded 20–40 head to a vehicle (default true). */
+  trucks?: boolean;
 }
 
 /** Per region: 2 auctions, 5 feedlots, 3 slaughterhouses; the farms 11:9 breeding to rearing. */
@@ -147,12 +152,51 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
        from bench_last l`,
     [epoch, epoch],
   );
+  // Trucks: the moves from one establishment to another, in the order they leave, loaded 20–40 at a
+  // time (the size fixed per pair of establishments) under one finished egress and, between two
+  // different units, a travel. Each animal keeps its own departure and arrival, so the riders of a
+  // truck share it where their rides overlap (the loads of a busy pair leave within hours; of a
+  // quiet one, days apart).
+  await em.execute(
+    `create unlogged table bench_truck as
+       select x.n, x.k, x.part, x.g as from_g, x.next_g as to_g, x.t_end,
+              ((row_number() over (partition by x.g, x.next_g order by x.t_end, x.n) - 1) / (20 + (x.g * 7 + x.next_g) % 21))::int as chunk
+         from (select l.n, l.k, l.part, l.g, l.t_from + l.days as t_end, lead(l.g) over w as next_g, lead(l.k) over w as next_k
+                 from bench_leg l window w as (partition by l.n order by l.k, l.part)) x
+        where ${spec.trucks === false ? 'false' : 'true'} and x.next_k is not null and x.next_k <> x.k`,
+  );
+  await em.execute(
+    `create unlogged table bench_load as
+       select b.*, gen_random_uuid() as egress_id, gen_random_uuid() as travel_id, fu.id as from_unit, tu.id as to_unit
+         from (select t.from_g, t.to_g, t.chunk, min(t.t_end) as t0, max(t.t_end) as t1 from bench_truck t group by t.from_g, t.to_g, t.chunk) b
+         join bench_unit fu on fu.g = b.from_g and fu.u = 0 join bench_unit tu on tu.g = b.to_g and tu.u = 0`,
+  );
+  await em.execute(
+    `insert into animals_egress (id, from_control_unit_id, to_control_unit_id, str_status, bl_move_with_tag_reading, int_tag_count, ts_finished_at)
+     select b.egress_id, b.from_unit, b.to_unit, 'RECEIVED', true, 0, ?::timestamptz + b.t1 * interval '1 day' from bench_load b`,
+    [epoch],
+  );
+  const vehicleId = crypto.randomUUID();
+  await em.execute(`insert into vehicle (id, organization_id, str_license_plate) values (?, ?, 'BEN1C23')`, [vehicleId, spec.organizationId]);
+  await em.execute(
+    `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time)
+     select b.travel_id, ?, ?, b.from_unit, b.to_unit, 'IN_PROGRESS', ?::timestamptz + b.t0 * interval '1 day' from bench_load b where b.from_unit <> b.to_unit`,
+    [vehicleId, spec.transporterId, epoch],
+  );
+  await em.execute(
+    `insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at)
+     select gen_random_uuid(), b.travel_id, b.egress_id, ?::timestamptz + b.t0 * interval '1 day' from bench_load b where b.from_unit <> b.to_unit`,
+    [epoch],
+  );
+  await em.execute('create index on bench_truck (n, k, part)');
   // A stay is open when the animal is still there at the horizon (or it is a breeding female's last).
   await em.execute(
-    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to)
+    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id)
      select l.animal_id, u.id, u.establishment_id, ?::timestamptz + l.t_from * interval '1 day',
-            case when l.t_from + l.days >= ${spec.horizon} and l.kind <> 'S' then null else ?::timestamptz + (l.t_from + l.days) * interval '1 day' end
-       from bench_leg l join bench_unit u on u.g = l.g and u.u = l.u`,
+            case when l.t_from + l.days >= ${spec.horizon} and l.kind <> 'S' then null else ?::timestamptz + (l.t_from + l.days) * interval '1 day' end, b.egress_id
+       from bench_leg l join bench_unit u on u.g = l.g and u.u = l.u
+       left join bench_truck t on t.n = l.n and t.k = l.k and t.part = l.part
+       left join bench_load b on b.from_g = t.from_g and b.to_g = t.to_g and b.chunk = t.chunk`,
     [epoch, epoch],
   );
   await em.execute('set local maintenance_work_mem = \'256MB\'');
@@ -161,7 +205,7 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
 }
 
 /** The scratch tables the generation leaves, for the bench to pick its questions from and then drop. */
-export const TRACE_SCRATCH = ['bench_est', 'bench_kind', 'bench_unit', 'bench_animal', 'bench_pick', 'bench_stage', 'bench_leg', 'bench_last'];
+export const TRACE_SCRATCH = ['bench_est', 'bench_kind', 'bench_unit', 'bench_animal', 'bench_pick', 'bench_stage', 'bench_leg', 'bench_last', 'bench_truck', 'bench_load'];
 
 interface Execute {
   execute: (sql: string, params?: unknown[]) => Promise<unknown>;

@@ -1,16 +1,20 @@
 /**
  * The outbreak trace at national scale, on PostgreSQL (DATABASE_URL; a scratch database
  * `bench_trace` is created and dropped). Generates set-based BENCH_TRACE_ANIMALS animals (default
- * 1,000,000) over BENCH_TRACE_ESTABLISHMENTS establishments (default 20,000, one unit each; the
- * first 40 are hubs: auctions and feedlots), each animal with 3–5 stays over ~two years (2–4 moves;
- * a stay at a hub lasts 1–3 days, elsewhere 30–150), the last one at a slaughterhouse for a fifth of
- * them. Then, as an AUTHORITY of the UF, over HTTP: a forward trace from a hub over a 90-day window
- * with unlimited hops and a backward trace of one slaughtered animal, each BENCH_TRACE_RUNS times
- * (default 5): the first page (50) and the whole answer (Accept: text/csv, streamed), p50 and p95,
- * the answer's size, and the service's resident memory. Run: DATABASE_URL=postgres://... npm run bench:trace
+ * 1,000,000; 100000 and 300000 for the growth) over BENCH_TRACE_ESTABLISHMENTS establishments
+ * (default 20,000; bench/trace-data.ts: regional trade, trucks of 20–40 head, BENCH_TRACE_TRUCKS=0
+ * for none). Then, as an AUTHORITY of the UF, over HTTP: a forward trace from an auction over a
+ * 90-day window with 1 hop and with unlimited hops, and a backward trace of one slaughtered animal,
+ * each BENCH_TRACE_RUNS times (default 5): the first page (the establishments and 50 animals) and
+ * the whole answer (Accept: text/csv, streamed), p50 and p95 with the load average, the answer's
+ * size, and the service's resident memory while the CSV streams.
+ * BENCH_TRACE_AB=1 first compares, on the same herd, the walk of Migration0024 (`trace_walk`) with
+ * today's (`trace_runs`): the animals, exposures and establishments reached, and the hops (run it
+ * with BENCH_TRACE_TRUCKS=0: the old walk knows no vehicles). Run: DATABASE_URL=postgres://... npm run bench:trace
  */
 import 'reflect-metadata';
 import { request } from 'node:http';
+import { loadavg } from 'node:os';
 import type { Service } from '../src/server.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve } from './support.js';
 import { generateTraceData, TRACE_SCRATCH } from './trace-data.js';
@@ -26,25 +30,32 @@ const HORIZON = 1000;
 const WINDOW: [number, number] = [710, 800];
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+/** The machine's load average (1, 5, 15 minutes), printed beside each figure: the machine is shared. */
+const load = () => `[load ${loadavg().map((l) => l.toFixed(2)).join(' ')}]`;
 
 async function generate(service: Service): Promise<{ hubEstablishment: string; slaughtered: string; window: [string, string]; victimWindow: [string, string] }> {
   const em = service.orm.em.fork();
   const [county] = await benchCounties(service, 1);
-  const { org } = await benchOwner(service, PASSWORD);
+  const { org, user } = await benchOwner(service, PASSWORD);
   let started = performance.now();
-  const { regions } = await generateTraceData(em, { animals: ANIMALS, establishments: ESTABLISHMENTS, epoch: EPOCH, horizon: HORIZON, organizationId: org.id, countyId: county! });
+  const trucks = process.env.BENCH_TRACE_TRUCKS !== '0';
+  const { regions } = await generateTraceData(em, { animals: ANIMALS, establishments: ESTABLISHMENTS, epoch: EPOCH, horizon: HORIZON, organizationId: org.id, countyId: county!, transporterId: user.id, trucks });
   const generated = performance.now() - started;
   started = performance.now();
   // Vacuumed as autovacuum would have by then: the visibility map lets the walk read its indexes alone.
   await em.execute('vacuum analyze animal_stay');
   await em.execute('vacuum analyze animal');
   await em.execute('analyze control_unit');
-  const [counts] = await em.execute<{ stays: number; animals: number; units: number }[]>(
-    'select (select count(*)::int from animal_stay) as stays, (select count(*)::int from animal) as animals, (select count(*)::int from control_unit) as units',
+  await em.execute('analyze animals_egress');
+  await em.execute('analyze travel_embark');
+  const [counts] = await em.execute<{ stays: number; animals: number; units: number; trucks: number; riders: number }[]>(
+    `select (select count(*)::int from animal_stay) as stays, (select count(*)::int from animal) as animals, (select count(*)::int from control_unit) as units,
+            (select count(*)::int from animals_egress) as trucks, (select count(*)::int from animal_stay where animals_egress_id is not null) as riders`,
   );
   console.log(
     `  generated ${counts!.animals.toLocaleString('en')} animals, ${counts!.stays.toLocaleString('en')} stays, ${ESTABLISHMENTS.toLocaleString('en')} establishments` +
-      ` (${counts!.units.toLocaleString('en')} units, ${regions} regions) in ${seconds(generated)} (+ ${seconds(performance.now() - started)} vacuum and analyze)`,
+      ` (${counts!.units.toLocaleString('en')} units, ${regions} regions), ${counts!.trucks.toLocaleString('en')} truck loads (${counts!.riders.toLocaleString('en')} rides)` +
+      ` in ${seconds(generated)} (+ ${seconds(performance.now() - started)} vacuum and analyze) ${load()}`,
   );
   // The hub: the first auction of region 0. The victim: an animal slaughtered after a full life (5 stays) within the window's last days.
   const [hub] = await em.execute<{ id: string }[]>(`select id from bench_est where kind = 'A' order by g limit 1`);
@@ -56,6 +67,39 @@ async function generate(service: Service): Promise<{ hubEstablishment: string; s
   if (process.env.BENCH_KEEP_DATABASE !== '1') for (const table of TRACE_SCRATCH) await em.execute(`drop table ${table}`);
   const at = (days: number) => new Date(EPOCH + days * DAY).toISOString();
   return { hubEstablishment: hub!.id, slaughtered: victim!.animal_id, window: [at(WINDOW[0]), at(WINDOW[1])], victimWindow: [at(victim!.t_end - 90), at(victim!.t_end)] };
+}
+
+/**
+ * The A/B of the two walks on one question, in SQL: the animals and establishments each reaches,
+ * each stay's exposure, each animal's fewest hops (today's may only be smaller, where the old
+ * walk's were wider than exact), and each walk's time.
+ */
+async function compareWalks(service: Service, label: string, q: Record<string, unknown>): Promise<void> {
+  const em = service.orm.em.fork();
+  const forward = q.str_direction === 'FORWARD';
+  const seedColumn = q.establishment_id ? 's.establishment_id' : 's.animal_id';
+  const seedId = (q.establishment_id ?? q.animal_id) as string;
+  const seed = `array(select s.id from animal_stay s where ${seedColumn} = '${seedId}' and s.ts_from <= '${q.ts_to as string}' and coalesce(s.ts_to, now()) >= '${q.ts_from as string}')`;
+  const args = `${seed}, '${q.ts_from as string}'::timestamptz, '${q.ts_to as string}'::timestamptz, ${forward}, ${q.int_max_hops ?? 'null'}::integer`;
+  const times: Record<string, number> = {};
+  for (const walk of ['trace_walk', 'trace_runs']) {
+    const t = performance.now();
+    await em.execute(`create unlogged table ab_${walk} as select stay_id, animal_id, establishment_id, ts_exposure, int_hops from ${walk}(${args})`);
+    times[walk] = performance.now() - t;
+  }
+  const [r] = await em.execute<Record<string, number>[]>(
+    `with o as (select animal_id, min(int_hops) as hops from ab_trace_walk group by animal_id), n as (select animal_id, min(int_hops) as hops from ab_trace_runs where establishment_id is not null group by animal_id),
+          os as (select stay_id, ${forward ? 'min' : 'max'}(ts_exposure) as t from ab_trace_walk group by stay_id), ns as (select stay_id, ts_exposure as t from ab_trace_runs where establishment_id is not null)
+     select (select count(*) from o)::int as old_animals, (select count(*) from n)::int as new_animals,
+            (select count(*) from o full join n using (animal_id) where o.animal_id is null or n.animal_id is null)::int as animals_differing,
+            (select count(*) from o join n using (animal_id) where n.hops < o.hops)::int as hops_smaller, (select count(*) from o join n using (animal_id) where n.hops > o.hops)::int as hops_larger,
+            (select count(*) from os full join ns using (stay_id) where os.t is distinct from ns.t)::int as stay_exposures_differing, (select count(*) from ns)::int as stays,
+            (select count(distinct establishment_id) from ab_trace_walk)::int as old_establishments, (select count(distinct establishment_id) from ab_trace_runs where establishment_id is not null)::int as new_establishments,
+            (select count(*) from (select establishment_id from ab_trace_walk except select establishment_id from ab_trace_runs) x)::int + (select count(*) from (select establishment_id from ab_trace_runs where establishment_id is not null except select establishment_id from ab_trace_walk) x)::int as establishments_differing`,
+  );
+  await em.execute('drop table ab_trace_walk');
+  await em.execute('drop table ab_trace_runs');
+  console.log(`  A/B ${label}: trace_walk ${seconds(times.trace_walk!)}, trace_runs ${seconds(times.trace_runs!)} ${load()}\n    ${JSON.stringify(r)}`);
 }
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
@@ -113,6 +157,7 @@ async function measure(url: string, token: string, label: string, body: Record<s
   const firstPage: number[] = [];
   const whole: number[] = [];
   let animals = 0;
+  let establishments = 0;
   let rows = 0;
   let bytes = 0;
   let peak = 0;
@@ -123,6 +168,7 @@ async function measure(url: string, token: string, label: string, body: Record<s
     firstPage.push(performance.now() - t);
     if (page.status !== 200) throw new Error(`${label}: ${page.status} ${JSON.stringify(page.json)}`);
     animals = (page.json as { meta: { int_total_results: number } }).meta.int_total_results;
+    establishments = (page.json as { int_total_establishments: number }).int_total_establishments;
     t = performance.now();
     const csv = await peakRss(() => post(url, token, body, true));
     whole.push(performance.now() - t);
@@ -132,10 +178,10 @@ async function measure(url: string, token: string, label: string, body: Record<s
     peak = Math.max(peak, csv.peak);
   }
   console.log(
-    `  ${label}: ${animals.toLocaleString('en')} animals, ${rows.toLocaleString('en')} CSV rows (${(bytes / 1e6).toFixed(1)} MB)` +
+    `  ${label}: ${establishments.toLocaleString('en')} establishments, ${animals.toLocaleString('en')} animals, ${rows.toLocaleString('en')} CSV rows (${(bytes / 1e6).toFixed(1)} MB), ${RUNS} runs` +
       ` | first page p50 ${Math.round(percentile(firstPage, 50))} ms, p95 ${Math.round(percentile(firstPage, 95))} ms` +
       ` | whole answer p50 ${seconds(percentile(whole, 50))}, p95 ${seconds(percentile(whole, 95))}` +
-      ` | process RSS ${(before / 1e6).toFixed(0)} MB before, peak ${(peak / 1e6).toFixed(0)} MB while streaming`,
+      ` | process RSS ${(before / 1e6).toFixed(0)} MB before, peak ${(peak / 1e6).toFixed(0)} MB while streaming ${load()}`,
   );
 }
 
@@ -147,13 +193,15 @@ exitWhenDone(async () => {
   }
   await onPostgres(pgUrl, 'bench_trace', (where) => `trace on ${where}`, async (service) => {
     const data = await generate(service);
+    const questions: [string, Record<string, unknown>][] = [
+      ['forward from an auction, 90 days, 1 hop', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD', int_max_hops: 1 }],
+      ['forward from an auction, 90 days, unlimited hops', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD' }],
+      ['backward from one slaughtered animal, its last 90 days', { animal_id: data.slaughtered, ts_from: data.victimWindow[0], ts_to: data.victimWindow[1], str_direction: 'BACKWARD' }],
+    ];
+    if (process.env.BENCH_TRACE_AB === '1') for (const [label, q] of questions) await compareWalks(service, label, q);
     if (!RUNS) return;
     const url = await serve(service);
     const token = await authority(service, url);
-    const hub = { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD' };
-    // A bounded question first (the hub's animals, where they went, whom they met there), for scale.
-    await measure(url, token, 'forward from a hub, 90 days, 1 hop', { ...hub, int_max_hops: 1 });
-    await measure(url, token, 'forward from a hub, 90 days, unlimited hops', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD' });
-    await measure(url, token, 'backward from one slaughtered animal, its last 90 days', { animal_id: data.slaughtered, ts_from: data.victimWindow[0], ts_to: data.victimWindow[1], str_direction: 'BACKWARD' });
+    for (const [label, q] of questions) await measure(url, token, label, q);
   });
 });

@@ -1,16 +1,15 @@
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled; null is empty. */
-const field = (v: unknown): string => {
-  if (v === null || v === undefined) return '';
-  const s = typeof v === 'string' ? v : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
+import type { Readable } from 'node:stream';
+import type { Context } from '../graphql/context.js';
 
-export const csvLine = (values: unknown[]): string => `${values.map(field).join(',')}\r\n`;
-
-/** How a paged answer becomes CSV: the header and the rows of one page's `data`. */
+/**
+ * A paged answer also as CSV (`Accept: text/csv`): a bulk export, streamed from PostgreSQL by the
+ * core (ARCHITECTURE.md: the one exception to "REST runs GraphQL documents"; src/db/copy.ts).
+ */
 export interface CsvExport {
+  /** The columns, in order (the OpenAPI document names them). */
   header: string[];
-  records: (data: unknown[]) => unknown[][];
-  /** Page size while exporting (the list's largest). */
+  /** The list's largest page (the JSON pages' bound). */
   pageSize: number;
+  /** The whole answer's CSV for the request's variables (checked first by the operation's first page). */
+  stream: (gql: Context, variables: Record<string, unknown>) => Promise<Readable>;
 }

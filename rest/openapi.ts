@@ -148,7 +148,7 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
       if (!answer) throw new Error(`OpenAPI: ${route.operation} selects no ${route.pick}`);
       const properties: Json = route.paged ? Object.fromEntries(['data', 'meta', ...(route.extra ?? [])].map((f) => [f, answer.part(f)])) : { data: answer.whole };
       const content: Json = { 'application/json': { schema: { type: 'object', properties, required: Object.keys(properties) } } };
-      if (route.csv) content['text/csv'] = { schema: { type: 'string', description: `Every page, one row per line: ${route.csv.header.join(', ')}` } };
+      if (route.csv) content['text/csv'] = { schema: { type: 'string', description: `The whole answer, one row per line: ${route.csv.header.join(', ')}` } };
       responses[String(route.status)] = { description: DESCRIPTIONS[route.status], content };
     }
     for (const status of errorStatusesOf(route)) {

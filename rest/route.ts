@@ -32,7 +32,7 @@ export interface Route {
   paged?: boolean;
   /** Fields of a paged answer carried beside `data` and `meta` (the trace's establishments). */
   extra?: string[];
-  /** A paged answer also as CSV (`Accept: text/csv`): every page, streamed. */
+  /** A paged answer also as CSV (`Accept: text/csv`): the whole answer, streamed from PostgreSQL. */
   csv?: CsvExport;
   /** The body is multipart/form-data: its fields become the `body` variable, its part "file" the request's upload (graphql/context.ts). */
   upload?: boolean;

@@ -22,7 +22,6 @@ import { tagsOutRoutes } from './tags-out.routes.js';
 import { animalMovementRoutes } from './animal-movements.routes.js';
 import { traceRoutes } from './trace.routes.js';
 import { epcisRoutes } from './epcis.routes.js';
-import { streamCsv } from './csv-stream.js';
 import { occurrenceRoutes } from './occurrences.routes.js';
 import { travelRoutes } from './travels.routes.js';
 import { singletonRoutes } from './singletons.routes.js';
@@ -99,14 +98,13 @@ export function buildRestRouter(schema: GraphQLSchema, log: Logger, executor: Ex
         return (result.data as Record<string, unknown>)[route.pick] as Record<string, unknown>;
       };
       if (route.csv && route.page && ctx.accepts('application/json', 'text/csv') === 'text/csv') {
-        const csv = route.csv;
-        const pageVar = route.page;
-        const pageOf = (n: number) => run({ ...variables, [pageVar]: { int_current_page: n, int_max_results: csv.pageSize } });
-        // The first page answers errors as JSON; the rest stream as they are read.
-        const first = await pageOf(1);
+        // The operation's first row answers the question's errors as JSON (and stores the answer the export reads).
+        await run({ ...variables, [route.page]: { int_current_page: 1, int_max_results: 1 } });
+        const body = await route.csv.stream(gql, variables);
+        body.on('error', (err) => log.error({ err, requestId: gql.requestId, route: route.operation }, 'CSV export failed midway'));
         ctx.status = route.status;
         ctx.type = 'text/csv; charset=utf-8';
-        ctx.body = streamCsv(csv, first, pageOf, (err) => log.error({ err, requestId: gql.requestId, route: route.operation }, 'CSV export failed midway'));
+        ctx.body = body;
         return;
       }
       if (route.download) {

@@ -100,6 +100,7 @@ describe('statements per read request', () => {
     const recording: Db = {
       rows: (q) => (seen.push(q), app.service.db.rows(q)),
       tuples: (q) => (seen.push(q), app.service.db.tuples(q)),
+      csv: (q) => app.service.db.csv(q),
     };
     const include = { current_tag: { last_control_unit: { establishment: { county: {} } } } };
     const pageOf = async (token: string, page: number) => {

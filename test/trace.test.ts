@@ -66,16 +66,32 @@ interface Traced {
   stays: { str_control_unit_code: string; ts_from: string; ts_to: string | null; str_gta_code: string | null }[];
 }
 
+interface TracedPlace {
+  id: string;
+  str_socioenvironmental_status: string;
+  ts_exposure: string;
+  int_hops: number;
+  animal_id: string | null;
+  control_unit_id: string | null;
+  str_gta_code: string | null;
+  int_traced_animals: number;
+}
+
 const nameOf = (id: string) => Object.entries(animals).find(([, v]) => v === id)![0];
 const sorted = (list: string[]) => [...list].sort((x, y) => x.localeCompare(y, 'en', { numeric: true }));
 
-async function trace(token: string, input: Record<string, unknown>, size = 100): Promise<{ status: number; animals: Traced[]; establishments: { id: string; str_socioenvironmental_status: string }[]; body: any }> {
+async function trace(token: string, input: Record<string, unknown>, size = 100): Promise<{ status: number; animals: Traced[]; establishments: TracedPlace[]; body: any }> {
   const all: Traced[] = [];
   for (let page = 1; ; page++) {
     const res = await app.call('POST', `/api/trace?int_current_page=${page}&int_max_results=${size}`, { token, body: input });
     if (res.status !== 200) return { status: res.status, animals: [], establishments: [], body: res.body };
     all.push(...res.body.data);
-    if (page >= res.body.meta.int_total_pages) return { status: 200, animals: all, establishments: res.body.establishments, body: res.body };
+    // Every page carries the whole contact chain and the exact totals.
+    expect(res.body.int_total_establishments).toBe(res.body.establishments.length);
+    if (page >= res.body.meta.int_total_pages) {
+      expect(all).toHaveLength(res.body.meta.int_total_results);
+      return { status: 200, animals: all, establishments: res.body.establishments, body: res.body };
+    }
   }
 }
 
@@ -151,16 +167,22 @@ describe('POST /api/trace over the hand-drawn network', () => {
     expect(operator.status).toBe(403);
   });
 
-  test('Accept: text/csv answers the whole trace, one row per stay, the same values as the JSON pages', async () => {
-    const input = { establishment_id: farm.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' };
-    const json = await trace(authority.access, input, 4);
-    const res = await fetch(`${app.url}/api/trace`, { method: 'POST', headers: { authorization: `Bearer ${authority.access}`, 'content-type': 'application/json', accept: 'text/csv' }, body: JSON.stringify(input) });
+  test.each([
+    ['an authority', () => authority.access, () => ({ establishment_id: farm.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' })],
+    ['an owner', () => feedlot1.owner.access, () => ({ control_unit_id: feedlot1.unit.unitId, ts_from: day(0), ts_to: day(30), str_direction: 'BOTH' })],
+  ])('Accept: text/csv answers the whole trace for %s, one row per stay, the same values as the JSON pages', async (_who, token, question) => {
+    const input = question();
+    const json = await trace(token(), input, 4);
+    expect(json.animals.length).toBeGreaterThan(3);
+    const res = await fetch(`${app.url}/api/trace`, { method: 'POST', headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json', accept: 'text/csv' }, body: JSON.stringify(input) });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
-    const lines = (await res.text()).trim().split('\r\n');
+    const text = await res.text();
+    expect(text.endsWith('\r\n')).toBe(true);
+    const lines = text.slice(0, -2).split('\r\n');
     expect(lines[0]).toBe('animal_id,str_tag_code,str_status,str_reached_by,int_hops,via_animal_id,via_control_unit_id,ts_via,last_control_unit_id,str_control_unit_code,str_establishment_name,ts_from,ts_to,str_gta_code');
     const expected = json.animals.flatMap((a: any) =>
-      a.stays.map((s: any) => [a.animal_id, a.str_tag_code, a.str_status, a.str_reached_by, a.int_hops, a.via_animal_id, a.via_control_unit_id, a.ts_via, a.last_control_unit_id, s.str_control_unit_code, s.str_establishment_name, s.ts_from, s.ts_to, s.str_gta_code].map((v) => (v === null ? '' : String(v))).join(',')),
+      a.stays.map((s: any) => [a.animal_id, a.str_tag_code, a.str_status, a.str_reached_by, a.int_hops, a.via_animal_id, a.via_control_unit_id, a.ts_via, a.last_control_unit_id, s.str_control_unit_code, s.str_establishment_name, s.ts_from, s.ts_to, s.str_gta_code].map((v) => (v === null ? '' : /[",\r\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v))).join(',')),
     );
     expect(lines.slice(1)).toEqual(expected);
   });
@@ -185,5 +207,166 @@ describe('POST /api/trace answers of more than one CSV page', () => {
     expect(lines).toHaveLength(1 + 5001);
     expect(new Set(lines.slice(1).map((l) => l.split(',')[0])).size).toBe(5001);
     expect((await runs()).filter((id) => !before.has(id))).toHaveLength(1);
+  });
+});
+
+/** Small networks written straight to the database: animals, their stays, and the egresses and travels they left by. */
+describe('POST /api/trace: vehicles, occupancy runs, exact hops, the contact chain, what a tenant sees', () => {
+  let authority: Awaited<ReturnType<typeof official>>;
+  const em = () => app.service.orm.em.fork();
+  beforeAll(async () => {
+    authority = await official(app, county.id);
+  });
+  const herd = async (names: string[], unit: Holding): Promise<Record<string, string>> => {
+    const ids = Object.fromEntries(names.map((n) => [n, randomUUID()]));
+    for (const id of Object.values(ids)) await em().execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) values (?, 'BOVINE', 'MALE', ?, ?)`, [id, unit.unit.unitId, day(0)]);
+    return ids;
+  };
+  const stay = (animal: string, at: { unitId: string; establishmentId: string }, from: number, to: number | null, egress: string | null = null) =>
+    em().execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id) values (?, ?, ?, ?, ?, ?)', [animal, at.unitId, at.establishmentId, day(from), to === null ? null : day(to), egress]);
+  /** A finished egress from `from`, with a GTA when a code is given, loaded on `travel` when one is given. */
+  const egress = async (from: Holding, to: Holding, over: { gta?: string; travel?: string } = {}): Promise<string> => {
+    const id = randomUUID();
+    let gtaId: string | null = null;
+    if (over.gta) {
+      gtaId = randomUUID();
+      await em().execute(
+        `insert into gta (id, organization_id, str_code, int_animal_quantity, str_federative_unit, str_purpose, from_control_unit_id, to_control_unit_id, from_establishment_id, to_establishment_id, ts_issued_at, ts_valid_until, str_status)
+         values (?, ?, ?, 1, ?, 'FATTENING', ?, ?, ?, ?, ?, ?, 'RECEIVED')`,
+        [gtaId, from.owner.org.id, over.gta, county.str_federative_unit, from.unit.unitId, to.unit.unitId, from.unit.establishmentId, to.unit.establishmentId, day(0), day(30)],
+      );
+    }
+    await em().execute(`insert into animals_egress (id, from_control_unit_id, to_control_unit_id, gta_id, str_status, bl_move_with_tag_reading) values (?, ?, ?, ?, 'FINISHED', true)`, [id, from.unit.unitId, to.unit.unitId, gtaId]);
+    if (over.travel) await em().execute('insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at) values (?, ?, ?, ?)', [randomUUID(), over.travel, id, day(0)]);
+    return id;
+  };
+  const travel = async (owner: Holding, from: Holding, to: Holding): Promise<string> => {
+    const id = randomUUID();
+    const vehicle = randomUUID();
+    const letters = () => Array.from({ length: 3 }, () => String.fromCharCode(65 + Math.floor(Math.random() * 26))).join('');
+    await em().execute(`insert into vehicle (id, organization_id, str_license_plate) values (?, ?, ?)`, [vehicle, owner.owner.org.id, `${letters()}1A23`]);
+    await em().execute(
+      `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,
+      [id, vehicle, owner.owner.user.id, from.unit.unitId, to.unit.unitId, day(0)],
+    );
+    return id;
+  };
+  /** A second unit of the same establishment (so of the same organization). */
+  const secondUnit = async (h: Holding): Promise<{ unitId: string; establishmentId: string }> => {
+    const unitId = randomUUID();
+    await em().execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, 'Baia 2', 'PRODUCTION')`, [unitId, h.unit.establishmentId, `${h.unit.code}-2`]);
+    return { unitId, establishmentId: h.unit.establishmentId };
+  };
+  const byName = (ids: Record<string, string>, r: { animals: Traced[] }) => Object.fromEntries(r.animals.map((a) => [Object.entries(ids).find(([, v]) => v === a.animal_id)?.[0] ?? a.animal_id, a]));
+
+  test('the truck is a place: animals loaded on one travel share it from loading to unloading (a contact; the move still counts one hop)', async () => {
+    const [f, g, h, k, s] = await Promise.all(['FARM', 'FARM', 'FEEDLOT', 'FEEDLOT', 'SLAUGHTERHOUSE'].map((t) => holding(app, county, t)));
+    const ids = await herd(['x', 'y', 'w', 'z'], f);
+    const trip = await travel(f, f, s);
+    // x leaves F on day 5 and y leaves G on day 5.5 on the same travel; w leaves G at 5.5 on another truck.
+    await stay(ids.x!, f.unit, 0, 5, await egress(f, s, { travel: trip }));
+    await stay(ids.x!, s.unit, 6, null);
+    await stay(ids.y!, g.unit, 0, 5.5, await egress(g, h, { travel: trip }));
+    await stay(ids.y!, h.unit, 7, null);
+    await stay(ids.w!, g.unit, 5.6, 5.7, await egress(g, k));
+    await stay(ids.w!, k.unit, 8, null);
+    await stay(ids.z!, h.unit, 0, null);
+    const forward = await trace(authority.access, { establishment_id: f.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' });
+    const by = byName(ids, forward);
+    expect(Object.keys(by).sort()).toEqual(['x', 'y', 'z']);
+    expect(by.y).toMatchObject({ str_reached_by: 'CONTACT', int_hops: 1, via_animal_id: ids.x, via_control_unit_id: null, ts_via: day(5.5) });
+    expect(by.z).toMatchObject({ str_reached_by: 'CONTACT', int_hops: 1, via_animal_id: ids.y, ts_via: day(7) });
+    const feedlot = forward.establishments.find((e) => e.id === h.unit.establishmentId)!;
+    expect(feedlot).toMatchObject({ ts_exposure: day(7), int_hops: 1, animal_id: ids.y, control_unit_id: h.unit.unitId, int_traced_animals: 2 });
+    // Backward from the slaughterhouse: x's ride reaches y on the truck at the latest shared instant (x unloaded on day 6).
+    const backward = await trace(authority.access, { establishment_id: s.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'BACKWARD' });
+    expect(byName(ids, backward).y).toMatchObject({ str_reached_by: 'CONTACT', int_hops: 1, via_animal_id: ids.x, ts_via: day(6) });
+    expect(byName(ids, backward).w).toBeUndefined();
+  });
+
+  test('a unit that empties and is exposed again later: two occupancy runs, the animal between them is not reached', async () => {
+    const [f, p, q] = await Promise.all(['FARM', 'FEEDLOT', 'FARM'].map((t) => holding(app, county, t)));
+    const ids = await herd(['s1', 's3', 'p1', 'p2', 'p3'], f);
+    await stay(ids.s1!, f.unit, 0, 2);
+    await stay(ids.s1!, p.unit, 3, 4);
+    await stay(ids.s1!, q.unit, 5, null);
+    await stay(ids.p1!, p.unit, 3.5, 6); // meets s1: the first run of the pen ends on day 6
+    await stay(ids.p2!, p.unit, 10, 12); // alone in the empty pen: a run of its own
+    await stay(ids.s3!, f.unit, 0, 9);
+    await stay(ids.s3!, p.unit, 13, 15); // the pen exposed again
+    await stay(ids.p3!, p.unit, 14, 20);
+    const r = await trace(authority.access, { establishment_id: f.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' });
+    const by = byName(ids, r);
+    expect(Object.keys(by).sort()).toEqual(['p1', 'p3', 's1', 's3']);
+    expect(by.p1).toMatchObject({ int_hops: 1, via_animal_id: ids.s1, ts_via: day(3.5) });
+    expect(by.p3).toMatchObject({ int_hops: 1, via_animal_id: ids.s3, ts_via: day(14) });
+    expect(r.establishments.find((e) => e.id === p.unit.establishmentId)).toMatchObject({ ts_exposure: day(3), int_hops: 1, int_traced_animals: 4 });
+  });
+
+  test('a hop limit: the earliest exposure and the fewest moves come by different routes, both exact', async () => {
+    const [f, a, x] = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT'].map((t) => holding(app, county, t)));
+    const ids = await herd(['a', 'b', 'r'], f);
+    const code = String(Math.floor(Math.random() * 1e9));
+    // a: F → auction → X on day 4 (two moves, under a GTA into X); b: F → X on day 11 (one move); r lives at X.
+    await stay(ids.a!, f.unit, 0, 1, await egress(f, a));
+    await stay(ids.a!, a.unit, 2, 3, await egress(a, x, { gta: code }));
+    await stay(ids.a!, x.unit, 4, null);
+    await stay(ids.b!, f.unit, 0, 10);
+    await stay(ids.b!, x.unit, 11, null);
+    await stay(ids.r!, x.unit, 0, null);
+    const question = { establishment_id: f.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' };
+    const unlimited = await trace(authority.access, question);
+    expect(unlimited.establishments.find((e) => e.id === x.unit.establishmentId)).toMatchObject({
+      ts_exposure: day(4), int_hops: 1, animal_id: ids.a, control_unit_id: x.unit.unitId, str_gta_code: code, int_traced_animals: 3,
+    });
+    expect(byName(ids, unlimited).r).toMatchObject({ int_hops: 1, ts_via: day(4), via_animal_id: ids.a });
+    const one = await trace(authority.access, { ...question, int_max_hops: 1 });
+    // Within one move, a's stay at X is reached too: by contact with b there on day 11.
+    expect(one.establishments.find((e) => e.id === x.unit.establishmentId)).toMatchObject({ ts_exposure: day(11), int_hops: 1, animal_id: ids.b, str_gta_code: null, int_traced_animals: 3 });
+    expect(byName(ids, one).r).toMatchObject({ int_hops: 1, ts_via: day(11), via_animal_id: ids.b });
+    expect(one.establishments.find((e) => e.id === a.unit.establishmentId)).toMatchObject({ ts_exposure: day(2), int_hops: 1, animal_id: ids.a });
+    const none = await trace(authority.access, { ...question, int_max_hops: 0 });
+    expect(Object.keys(byName(ids, none)).sort()).toEqual(['a', 'b']);
+  });
+
+  test('the fewest moves are exact: an animal that left a unit before a nearer exposure arrived keeps the hops of the one it met', async () => {
+    const [f, v, u] = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT'].map((t) => holding(app, county, t)));
+    const ids = await herd(['q', 'r', 'c'], f);
+    await stay(ids.q!, f.unit, 0, 0.5); // two moves to U, there on day 2
+    await stay(ids.q!, v.unit, 1, 1.5);
+    await stay(ids.q!, u.unit, 2, 10);
+    await stay(ids.r!, f.unit, 0, 7); // one move to U, there on day 8
+    await stay(ids.r!, u.unit, 8, 10);
+    await stay(ids.c!, u.unit, 3, 5); // at U on days 3-5 only: it met q's exposure, not r's
+    const r = await trace(authority.access, { establishment_id: f.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' });
+    expect(byName(ids, r).c).toMatchObject({ int_hops: 2, via_animal_id: ids.q, ts_via: day(3) });
+    // With one move allowed, c is not reached (Migration0024's walk gave the island's fewest, 1, to every stay in it).
+    const one = await trace(authority.access, { establishment_id: f.unit.establishmentId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD', int_max_hops: 1 });
+    expect(byName(ids, one).c).toBeUndefined();
+  });
+
+  test("an owner's trace names no animal or unit of another tenant: a contact through one shows its time only", async () => {
+    const [farmA, feedlotB] = await Promise.all([holding(app, county, 'FARM'), holding(app, county, 'FEEDLOT')]);
+    const [penA2, penB2] = [await secondUnit(farmA), await secondUnit(feedlotB)];
+    const ids = await herd(['m', 'n', 'k'], farmA);
+    await stay(ids.m!, farmA.unit, 0, 5); // A's animal, sold to B's feedlot on day 6
+    await stay(ids.m!, feedlotB.unit, 6, null);
+    await stay(ids.n!, feedlotB.unit, 0, 6.5); // B's animal, met by m, then to B's second pen
+    await stay(ids.n!, penB2, 7, null);
+    await em().execute('update animal set last_control_unit_id = ? where id = ?', [penB2.unitId, ids.n]);
+    await stay(ids.k!, penB2, 0, 10); // met by n in B's pen, then bought by A
+    await stay(ids.k!, penA2, 11, null);
+    const question = { control_unit_id: farmA.unit.unitId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' };
+    const own = await trace(farmA.owner.access, question);
+    const k = byName(ids, own).k!;
+    expect(k).toMatchObject({ str_reached_by: 'CONTACT', int_hops: 2, via_animal_id: null, via_control_unit_id: null, ts_via: day(7) });
+    expect(k.stays.map((s) => s.str_control_unit_code)).toEqual([`${farmA.unit.code}-2`]);
+    expect(byName(ids, own).n).toBeUndefined();
+    expect((await app.call('GET', `/api/animals/${ids.n}`, { token: farmA.owner.access })).status).toBe(404);
+    expect(own.establishments.map((e) => e.id)).toEqual([farmA.unit.establishmentId]);
+    expect(own.establishments[0]).toMatchObject({ int_hops: 0, animal_id: ids.m, int_traced_animals: 2 });
+    // The authority of the state reads both tenants: the same contact, named.
+    const all = await trace(authority.access, question);
+    expect(byName(ids, all).k).toMatchObject({ via_animal_id: ids.n, via_control_unit_id: penB2.unitId, ts_via: day(7) });
   });
 });

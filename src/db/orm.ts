@@ -11,7 +11,9 @@ import type { Config } from '../config.js';
 import { entities } from './entities.js';
 import { migrationsList } from './migrations/index.js';
 import { requestScope } from '../shared/request-scope.js';
-import { pgDb, pgliteDb, type Db } from './sql.js';
+import { escapeLiteral, pgDb, pgliteDb, type Db } from './sql.js';
+
+export { escapeLiteral };
 
 export type Orm = PgORM;
 export type Em = EntityManager;
@@ -35,16 +37,6 @@ function common() {
     },
     debug: false,
   };
-}
-
-/**
- * MikroORM inlines every parameter into the SQL text, escaping strings a character at a time; a
- * reconciliation's 4 MB of JSON took over a second of CPU so. The same escape (libpq's, as
- * MikroORM ports it: quotes and backslashes doubled, E'' when there is a backslash) in two passes.
- */
-export function escapeLiteral(str: string): string {
-  const quoted = `'${str.replaceAll("'", "''").replaceAll('\\', '\\\\')}'`;
-  return str.includes('\\') ? ` E${quoted}` : quoted;
 }
 
 function withFastLiterals(orm: Orm): Orm {

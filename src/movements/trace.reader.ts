@@ -14,10 +14,11 @@ export interface TraceQuestion {
   visibleUnit: (column: string, establishmentColumn?: string) => Scope;
 }
 
-/** A traced animal: how it was reached (the seed, or a contact with an animal at a unit at a time) and its hops from the seed. */
+/** A traced animal: how it was reached (the seed, or a contact with an animal at a unit at a time, named only where the caller sees them) and its fewest moves from the seed. */
 export interface TracedAnimalRow {
   animal_id: string;
   int_hops: number;
+  bl_seed: boolean;
   via_animal_id: string | null;
   via_control_unit_id: string | null;
   ts_via: Date | null;
@@ -26,11 +27,23 @@ export interface TracedAnimalRow {
   str_tag_code: string | null;
 }
 
+/**
+ * An establishment of the contact chain: its first exposure (backward: last), its fewest moves
+ * from the seed, how it was reached (the animal that brought it, the unit, the GTA of that leg:
+ * each null where the caller may not see it) and how many of the traced animals stood there.
+ */
 export interface TracedEstablishmentRow {
   id: string;
   str_name: string;
   str_type: string;
   str_socioenvironmental_status: string;
+  ts_exposure: Date;
+  int_hops: number;
+  animal_id: string | null;
+  control_unit_id: string | null;
+  gta_id: string | null;
+  str_gta_code: string | null;
+  int_traced_animals: number;
 }
 
 /** One stay of a traced animal's path, with the GTA it left under. */
@@ -48,14 +61,14 @@ export interface TracedStayRow {
   str_gta_code: string | null;
 }
 
-/** The reach of the question as SQL: one `trace_walk` per direction (Migration0024TraceWalk). */
+/** The reach of the question as SQL: one `trace_runs` walk per direction (Migration0025TraceRuns). */
 function reachedSql(q: TraceQuestion): { sql: string; params: unknown[] } {
   const seed = `array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ?)`;
   const walks = q.direction === 'BOTH' ? [true, false] : [q.direction === 'FORWARD'];
   const params: unknown[] = [];
   const parts = walks.map((forward) => {
     params.push(...q.seed.params, q.to, q.from, q.from, q.to, forward, q.maxHops);
-    return `select * from trace_walk(${seed}, ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
+    return `select * from trace_runs(${seed}, ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
   });
   return { sql: parts.join(' union all '), params };
 }
@@ -71,47 +84,118 @@ export interface TraceRun {
 const RUN_KEPT = '10 minutes';
 
 /**
- * Walks once and stores the answer the caller may see (an animal with at least one stay at a unit
- * it sees), ranked nearest to the seed first, so that its pages are read from the store instead of
- * walking again: one statement, which also drops the answers older than RUN_KEPT.
- * The visibility checks end in `offset 0`, which keeps each `exists` a lookup per traced animal (or
- * establishment) through its index: the planner, which cannot know how many animals the walk
- * returns, otherwise turned them into a hash join over every stay of the table (2.2 s of a 1-hop
- * trace's 3.2 s under EXPLAIN ANALYZE at 5 million stays).
+ * Walks once and stores the answer the caller may see, so that its pages (and its CSV) read the
+ * store instead of walking again: one statement, which also drops the answers older than RUN_KEPT.
+ * - The animals: those with at least one stay at a unit the caller sees, each entered by its
+ *   fewest moves (a seed, or a contact with another animal), ranked nearest to the seed first;
+ *   the contact's animal and unit only where the caller sees them, its time always.
+ * - The establishments (the contact chain): each reached one the caller sees, with its first
+ *   exposure (backward: last), its fewest moves, the presence that brought it (preferring the
+ *   animal that arrived or was a seed there over one it met there), and its traced animals.
+ * The visibility checks end in `offset 0`, which keeps each `exists` a lookup per row through its
+ * index: the planner, which cannot know how many rows the walk returns, otherwise turned them into
+ * a hash join over every stay of the table (2.2 s of a 1-hop trace's 3.2 s at 5 million stays).
  */
 export async function traceRun(db: Db, q: TraceQuestion, id: string): Promise<TraceRun> {
   const reached = reachedSql(q);
   const stayVisible = q.visibleUnit('vs.control_unit_id', 'vs.establishment_id');
+  const viaAnimalVisible = q.visibleUnit('va.control_unit_id', 'va.establishment_id');
+  const viaUnitVisible = q.visibleUnit('e.via_control_unit_id');
   const establishmentVisible = q.visibleUnit('vu.id', 'vu.establishment_id');
+  const placeAnimalVisible = q.visibleUnit('pa.control_unit_id', 'pa.establishment_id');
+  const placeUnitVisible = q.visibleUnit('f.control_unit_id', 'f.establishment_id');
+  const latest = q.direction === 'BACKWARD';
+  // The leg that brought the exposure: forward, the GTA the animal arrived under (its previous stay's egress); backward, the one it left under.
+  const leg = latest
+    ? 'select ae.gta_id from animals_egress ae where ae.id = s.animals_egress_id'
+    : 'select ae.gta_id from animal_stay b join animals_egress ae on ae.id = b.animals_egress_id where b.animal_id = s.animal_id and (b.ts_from, b.id) < (s.ts_from, s.id) order by b.ts_from desc, b.id desc limit 1';
   const [run] = await db.rows<{ int_total: number; establishments: TracedEstablishmentRow[] }>({
     sql: `with old as (delete from trace_run where ts_created_at < now() - interval '${RUN_KEPT}' returning id),
       old_answers as (delete from trace_answer where run_id in (select id from old)),
       reached as materialized (${reached.sql}),
-      entry as (select distinct on (r.animal_id) r.animal_id, r.int_hops, r.via_animal_id, r.via_control_unit_id, r.ts_via
-                  from reached r where r.via_animal_id is null or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.ts_exposure),
+      entry as (select distinct on (r.animal_id) r.animal_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via
+                  from reached r where r.bl_seed or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.bl_seed desc, r.ts_exposure),
       visible as materialized (select e.* from entry e where exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql} offset 0)),
-      places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status from establishment e
-                  where e.id in (select distinct establishment_id from reached)
-                    and exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0)),
-      answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, via_animal_id, via_control_unit_id, ts_via)
-                  select ?, row_number() over (order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id), v.animal_id, v.int_hops, v.via_animal_id, v.via_control_unit_id, v.ts_via
-                    from visible v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id)
+      shown as (select e.animal_id, e.int_hops, e.bl_seed, e.ts_via,
+                       case when exists (select 1 from animal_stay va where va.animal_id = e.via_animal_id and ${viaAnimalVisible.sql} offset 0) then e.via_animal_id end as via_animal_id,
+                       case when ${viaUnitVisible.sql} then e.via_control_unit_id end as via_control_unit_id
+                  from visible e),
+      at_place as (select r.* from reached r where r.establishment_id is not null),
+      entered as (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought
+                  from at_place r order by r.establishment_id, r.ts_exposure${latest ? ' desc' : ''}, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id),
+      counts as (select r.establishment_id, min(r.int_hops) as int_hops, count(distinct r.animal_id) filter (where r.animal_id in (select v.animal_id from visible v))::int as int_traced_animals
+                  from at_place r group by r.establishment_id),
+      places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status, f.ts_exposure, c.int_hops,
+                        case when exists (select 1 from animal_stay pa where pa.animal_id = f.animal_id and ${placeAnimalVisible.sql} offset 0) then f.animal_id end as animal_id,
+                        case when ${placeUnitVisible.sql} then f.control_unit_id end as control_unit_id,
+                        case when ${placeUnitVisible.sql} and f.brought then g.id end as gta_id,
+                        case when ${placeUnitVisible.sql} and f.brought then g.str_code end as str_gta_code,
+                        c.int_traced_animals
+                   from entered f join establishment e on e.id = f.establishment_id join counts c on c.establishment_id = f.establishment_id
+                   join animal_stay s on s.id = f.stay_id
+                   left join gta g on g.id = (${leg})
+                  where exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0)),
+      answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via)
+                  select ?, row_number() over (order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id), v.animal_id, v.int_hops, v.bl_seed, v.via_animal_id, v.via_control_unit_id, v.ts_via
+                    from shown v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id)
       insert into trace_run (id, int_total, establishments)
-        select ?, (select count(*)::int from visible), coalesce((select jsonb_agg(p order by p.str_name, p.id) from places p), '[]'::jsonb)
+        select ?, (select count(*)::int from visible),
+               coalesce((select jsonb_agg(p order by p.int_hops, p.ts_exposure${latest ? ' desc' : ''}, p.str_name, p.id) from places p), '[]'::jsonb)
       returning int_total, establishments`,
-    params: [...reached.params, ...stayVisible.params, ...establishmentVisible.params, id, id],
+    params: [
+      ...reached.params,
+      ...stayVisible.params,
+      ...viaAnimalVisible.params,
+      ...viaUnitVisible.params,
+      ...placeAnimalVisible.params,
+      ...placeUnitVisible.params,
+      ...placeUnitVisible.params,
+      ...placeUnitVisible.params,
+      ...establishmentVisible.params,
+      id,
+      id,
+    ],
   });
-  return { id, total: run!.int_total, establishments: run!.establishments };
+  const establishments = run!.establishments.map((e) => ({ ...e, ts_exposure: new Date(e.ts_exposure) }));
+  return { id, total: run!.int_total, establishments };
 }
 
 /** A page of a stored answer, in rank order, with each animal's status, last unit and tag. */
 export async function traceRunPage(db: Db, runId: string, limit: number, offset: number): Promise<TracedAnimalRow[]> {
   return db.rows<TracedAnimalRow>({
-    sql: `select x.animal_id, x.int_hops, x.via_animal_id, x.via_control_unit_id, x.ts_via, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code
+    sql: `select x.animal_id, x.int_hops, x.bl_seed, x.via_animal_id, x.via_control_unit_id, x.ts_via, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code
             from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
            where x.run_id = ? and x.ord > ? and x.ord <= ?
            order by x.ord`,
     params: [runId, offset, offset + limit],
+  });
+}
+
+/** An instant as the JSON answer writes it (toISOString: milliseconds, Z). */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The whole stored answer as CSV (the state's veterinarians' spreadsheet): one row per stay of
+ * each traced animal at a unit the caller sees, in rank order, the same columns and values as
+ * the JSON pages; the caller's visibility is inside the statement. Each answer's stays are read
+ * through its animal's index, in order (lateral, `offset 0`): joined instead, the planner read
+ * every stay of the caller's establishments into a hash and sorted the whole answer on disk
+ * (9.8 s of a 134,000-row COPY at 100,000 animals).
+ */
+export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
+  const visible = visibleUnit('s.control_unit_id', 's.establishment_id');
+  return db.csv({
+    sql: `select x.animal_id::text as animal_id, t.str_code as str_tag_code, a.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
+                 x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
+                 a.last_control_unit_id::text as last_control_unit_id, cu.str_code as str_control_unit_code, e.str_name as str_establishment_name,
+                 ${iso('s.ts_from')} as ts_from, ${iso('s.ts_to')} as ts_to, g.str_code as str_gta_code
+            from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
+            cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by s.ts_from, s.id offset 0) s
+            join control_unit cu on cu.id = s.control_unit_id join establishment e on e.id = s.establishment_id
+            left join animals_egress ae on ae.id = s.animals_egress_id left join gta g on g.id = ae.gta_id
+           where x.run_id = ?
+           order by x.ord, s.ts_from, s.id`,
+    params: [...visible.params, runId],
   });
 }
 

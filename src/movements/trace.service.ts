@@ -10,7 +10,8 @@ import type { Scope } from '../shared/scoped-query.js';
 import { Checker } from '../shared/validation.js';
 import { requestScope } from '../shared/request-scope.js';
 import { UF_READERS } from './gta.policy.js';
-import { tracedStays, traceRun, traceRunPage, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun } from './trace.reader.js';
+import type { Readable } from 'node:stream';
+import { tracedStays, traceRun, traceRunCsv, traceRunPage, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
 
@@ -19,8 +20,9 @@ export interface TraceInput {
   establishment_id?: string | null;
   control_unit_id?: string | null;
   animal_id?: string | null;
-  ts_from?: Date | null;
-  ts_to?: Date | null;
+  /** A Date from GraphQL; the ISO text a CSV export's body carries (GraphQL checked it on the first page). */
+  ts_from?: Date | string | null;
+  ts_to?: Date | string | null;
   str_direction?: string | null;
   int_max_hops?: number | null;
 }
@@ -32,9 +34,10 @@ export interface TracedAnimal extends TracedAnimalRow {
 
 export interface TraceResult extends Paged<TracedAnimal> {
   establishments: TracedEstablishmentRow[];
+  int_total_establishments: number;
 }
 
-/** Most traced animals on one page (the CSV export pages through the whole answer). */
+/** Most traced animals on one page (the CSV export streams the whole answer from PostgreSQL instead). */
 export const MAX_TRACE_PAGE = 5000;
 
 /**
@@ -44,17 +47,28 @@ export const MAX_TRACE_PAGE = 5000;
  */
 export class TraceService {
   async trace(db: Db, actor: Actor, input: TraceInput, pageInput: PageInput | null | undefined): Promise<TraceResult> {
+    const page = toPage(pageInput, MAX_TRACE_PAGE);
+    const { run, visibleUnit } = await this.answer(db, actor, input);
+    const rows = run.total > page.offset ? await traceRunPage(db, run.id, page.size, page.offset) : [];
+    const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(db, rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
+    const animals = rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.bl_seed ? 'SEED' : 'CONTACT', stays: stays[i]! }));
+    return { ...paged(animals, run.total, page), establishments: run.establishments, int_total_establishments: run.establishments.length };
+  }
+
+  /** The whole answer as CSV, streamed from PostgreSQL (the walk is the one this request already stored for its first page). */
+  async csv(db: Db, actor: Actor, input: TraceInput): Promise<Readable> {
+    const { run, visibleUnit } = await this.answer(db, actor, input);
+    return traceRunCsv(db, run.id, visibleUnit);
+  }
+
+  /** Who may ask, the checked question, and the answer stored for this request (walked once per request). */
+  private async answer(db: Db, actor: Actor, input: TraceInput): Promise<{ run: TraceRun; visibleUnit: TraceQuestion['visibleUnit'] }> {
     if (!actor.isAdmin && !UF_READERS.includes(actor.userType) && !(actor.role && MANAGING_ROLES.includes(actor.role))) {
       throw DomainError.forbidden('the trace is for authorities, integrations, administrators and the owners and managers of an organization');
     }
     const { seed, from, to, direction, maxHops } = await this.question(db, actor, input);
-    const page = toPage(pageInput, MAX_TRACE_PAGE);
     const visibleUnit = (column: string, establishmentColumn?: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', establishmentColumn);
-    const run = await this.run(db, { seed, from, to, direction, maxHops, visibleUnit });
-    const rows = run.total > page.offset ? await traceRunPage(db, run.id, page.size, page.offset) : [];
-    const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(db, rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
-    const animals = rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.via_animal_id ? 'CONTACT' : 'SEED', stays: stays[i]! }));
-    return { ...paged(animals, run.total, page), establishments: run.establishments };
+    return { run: await this.run(db, { seed, from, to, direction, maxHops, visibleUnit }), visibleUnit };
   }
 
   /** The walk once per request and question: the pages of a CSV export read the answer it stored. */
@@ -74,8 +88,10 @@ export class TraceService {
     const given = (['establishment_id', 'control_unit_id', 'animal_id'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
     if (given.length !== 1) check.add(given.length ? given[1]! : 'establishment_id', 'give exactly one of establishment_id, control_unit_id, animal_id');
     for (const f of given) check.when(!isUuid(input[f]), f, 'must be a uuid');
-    check.required('ts_from', input.ts_from).required('ts_to', input.ts_to);
-    if (input.ts_from && input.ts_to) check.when(input.ts_to.getTime() < input.ts_from.getTime(), 'ts_to', 'must not be before ts_from');
+    const from = input.ts_from == null ? null : new Date(input.ts_from);
+    const to = input.ts_to == null ? null : new Date(input.ts_to);
+    check.required('ts_from', from).required('ts_to', to);
+    if (from && to) check.when(to.getTime() < from.getTime(), 'ts_to', 'must not be before ts_from');
     const direction = input.str_direction ?? 'BOTH';
     check.when(!(TRACE_DIRECTIONS as readonly string[]).includes(direction), 'str_direction', `must be one of ${TRACE_DIRECTIONS.join(', ')}`);
     if (input.int_max_hops !== undefined && input.int_max_hops !== null) check.when(!Number.isInteger(input.int_max_hops) || input.int_max_hops < 0, 'int_max_hops', 'must be an integer of at least 0');
@@ -85,7 +101,7 @@ export class TraceService {
     const seen = await db.rows<{ n: number }>(visibility(actor, field, id));
     if (!seen[0]?.n) throw DomainError.field(field, field === 'animal_id' ? 'no such animal' : field === 'control_unit_id' ? 'no such control unit' : 'no such establishment');
     const column = { establishment_id: 's.establishment_id', control_unit_id: 's.control_unit_id', animal_id: 's.animal_id' }[field];
-    return { seed: { sql: `${column} = ?`, params: [id] }, from: input.ts_from!, to: input.ts_to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null };
+    return { seed: { sql: `${column} = ?`, params: [id] }, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null };
   }
 }
 

@@ -19,6 +19,7 @@ import { Migration0020Singletons } from './Migration0020Singletons.js';
 import { Migration0021Sharings } from './Migration0021Sharings.js';
 import { Migration0023Attachments } from './Migration0023Attachments.js';
 import { Migration0024TraceWalk } from './Migration0024TraceWalk.js';
+import { Migration0025TraceRuns } from './Migration0025TraceRuns.js';
 import { Migration0026EventSubjects } from './Migration0026EventSubjects.js';
 import { Migration0027EpcisReads } from './Migration0027EpcisReads.js';
 import { Migration0029Hardening } from './Migration0029Hardening.js';
@@ -46,6 +47,7 @@ export const migrationsList = [
   { name: 'Migration0021Sharings', class: Migration0021Sharings },
   { name: 'Migration0023Attachments', class: Migration0023Attachments },
   { name: 'Migration0024TraceWalk', class: Migration0024TraceWalk },
+  { name: 'Migration0025TraceRuns', class: Migration0025TraceRuns },
   { name: 'Migration0026EventSubjects', class: Migration0026EventSubjects },
   { name: 'Migration0027EpcisReads', class: Migration0027EpcisReads },
   { name: 'Migration0029Hardening', class: Migration0029Hardening },
