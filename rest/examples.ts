@@ -6,7 +6,8 @@ import type { Route } from './route.js';
 /**
  * The examples of the API documentation: a request and its answer per operation, recorded from the
  * test suite's real exchanges (`npm run docs:examples`) into rest/operations/examples.json, which
- * the OpenAPI document reads at start. `/api/v1/...` without an example of its own shows the one of `/api/...`.
+ * the OpenAPI document reads at start. A route without an example of its own shows its twin's
+ * under the other prefix (`/api/v1/...` and `/api/...`).
  */
 export interface Example {
   status: number;
@@ -20,11 +21,14 @@ export const EXAMPLES_FILE = 'examples.json';
 
 export const exampleKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method.toUpperCase()} ${route.path}`;
 
-/** A route's example: its own, or else the one of its `/api/...` twin (whose body may lack what `requiredBody` asks: then none). */
+/** The same route under the other prefix: `/api/v1/x` and `/api/x`. */
+const twinPath = (path: string): string => (path.startsWith('/api/v1/') ? path.replace(/^\/api\/v1\//, '/api/') : path.replace(/^\/api\//, '/api/v1/'));
+
+/** A route's example: its own, or else its twin's under the other prefix (unless that body lacks what `requiredBody` asks: then none). */
 export function exampleOf(examples: Examples, route: Pick<Route, 'method' | 'path' | 'requiredBody'>): Example | undefined {
   const own = examples[exampleKey(route)];
   if (own) return own;
-  const twin = examples[exampleKey({ method: route.method, path: route.path.replace(/^\/api\/v1\//, '/api/') })];
+  const twin = examples[exampleKey({ method: route.method, path: twinPath(route.path) })];
   const request = twin?.request as Record<string, unknown> | undefined;
   if (twin && route.requiredBody?.some((f) => request?.[f] === undefined)) return undefined;
   return twin;

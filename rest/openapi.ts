@@ -58,8 +58,8 @@ function describe(route: Route): string {
 /**
  * Every error status a route can answer (CONTRACT.md's error table): a request can be malformed (a
  * body, a path id, a URL past Node's limit: 400) and a body too large (413); a path names a record
- * that may not exist (404); a
- * signed-in caller may be refused (403) or asked to accept the terms first (428, TERMS_REQUIRED);
+ * that may not exist (404); a signed-in caller may be refused (403) or asked to accept the terms
+ * first (428, TERMS_REQUIRED);
  * any request can fail validation (422), the database can be away (503), and 500 is never excluded.
  * A route adds the statuses its own rules answer (`errors`: 429 for login, ...).
  */
