@@ -57,7 +57,8 @@ export function recordExamples(into: Examples): Middleware {
     const route = ctx.state.restRoute as Route | undefined;
     if (!route || ctx.status < 200 || ctx.status >= 300) return;
     const key = exampleKey(route);
-    if (into[key]) return;
+    // A request with fields the service ignored (named in the Warning header) is no example to copy.
+    if (into[key] || ctx.response.get('Warning')) return;
     const request = (ctx.request as { body?: unknown }).body;
     const hasBody = request !== undefined && !(request && typeof request === 'object' && Object.keys(request).length === 0);
     const answers = ctx.status !== 204 && ctx.response.is('json');
