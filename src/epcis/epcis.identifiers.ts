@@ -1,5 +1,5 @@
 /**
- * How this service writes its records as URIs in EPCIS (docs/changes/issue-20-epcis.md): one
+ * How this service writes its records as URIs in EPCIS (docs/decisions/epcis.md): one
  * private URN namespace, one form per kind of thing. Animals have no GS1 key (an SGTIN names a
  * trade item, not a living animal), so every identifier here is a private URN, as CBV 2.0 allows
  * for identifiers outside GS1's keys. Change NAMESPACE once to move every identifier.

@@ -8,7 +8,7 @@ import type { BizStep, EventQuery } from './epcis.query.js';
 
 /**
  * EPCIS as a read model over the domain's own records (never the event log): one EPCIS event per
- * operation that moved animals in custody, listing every animal it moved (docs/changes/issue-20-epcis.md).
+ * operation that moved animals in custody, listing every animal it moved (docs/decisions/epcis.md).
  * Each kind is one branch of a UNION ALL; a page is one statement however many events or animals.
  */
 export type EpcisKind = 'commissioning' | 'shipping' | 'receiving' | 'received_found' | 'replacing' | 'decommissioning' | 'died';
