@@ -64,7 +64,7 @@ async function generate(service: Service, farm: { unit: string; establishment: s
          join bench_ident b on b.ord = (t.n - 1) / ? + 1`,
       [farm.unit, BATCH],
     );
-    await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id`);
+    await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id, last_control_unit_id = null from animal a where a.current_tag_id = tag.id`);
     await em.execute(`insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, a.last_control_unit_id, ?, a.ts_identified_at from animal a where a.last_control_unit_id = ?`, [farm.establishment, farm.unit]);
     // The first MOVES batches: a GTA, an egress finished and received, an ingress received, the stays moved.
     await em.execute(
@@ -98,7 +98,6 @@ async function generate(service: Service, farm: { unit: string; establishment: s
       [feedlot.unit, feedlot.establishment, MOVES],
     );
     await em.execute(`update animal a set last_control_unit_id = ? from bench_ident b where b.id = a.tags_identification_id and b.ord <= ?`, [feedlot.unit, MOVES]);
-    await em.execute(`update tag t set last_control_unit_id = ? from animal a where a.id = t.animal_id and a.last_control_unit_id = ?`, [feedlot.unit, feedlot.unit]);
   });
   await service.orm.em.fork().execute('analyze');
 }

@@ -177,7 +177,7 @@ async function herd(service: Service, units: { unitId: string; n: number }[]): P
             now() - (t.n % 365) * interval '1 day', now() - t.n * interval '1 second', now() - t.n * interval '1 second'
        from (select id, last_control_unit_id, row_number() over (order by str_code) as n from tag where str_status = 'AVAILABLE') t`,
   );
-  await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.str_status = 'AVAILABLE'`);
+  await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id, last_control_unit_id = null from animal a where a.current_tag_id = tag.id and tag.str_status = 'AVAILABLE'`);
   await em.execute(
     `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from)
      select a.id, a.last_control_unit_id, cu.establishment_id, a.ts_identified_at from animal a join control_unit cu on cu.id = a.last_control_unit_id`,
@@ -266,7 +266,7 @@ async function run(service: Service): Promise<void> {
   console.log(`  generated ${FARM_ANIMALS} animals at the farm and ${OTHER_ANIMALS} at 20 others (tags, stays) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   // The farm's animals in code order: each egress takes the next EGRESS_SIZE.
-  const codes = (await service.orm.em.fork().execute<{ str_code: string }[]>(`select t.str_code from tag t where t.last_control_unit_id = ? and t.str_status = 'APPLIED' order by t.str_code`, [farm.unitId])).map((r) => r.str_code);
+  const codes = (await service.orm.em.fork().execute<{ str_code: string }[]>(`select t.str_code from tag t join animal a on a.id = t.animal_id where a.last_control_unit_id = ? and t.str_status = 'APPLIED' order by t.str_code`, [farm.unitId])).map((r) => r.str_code);
   const needed = EGRESS_REPS * EGRESS_SIZE + INGRESS_REPS * INGRESS_GTAS * EGRESS_SIZE;
   if (codes.length < needed) throw new Error(`the farm has ${codes.length} animals; the bench needs ${needed} (raise BENCH_FARM_ANIMALS)`);
   let next = 0;

@@ -234,7 +234,7 @@ const TENANCY_SQL = `
   alter table control_unit enable row level security;
   create policy bench_peers_tenant on control_unit for select to ${ROLE} using (id in (select bench_peers.visible_unit_ids()));
   alter table tag enable row level security;
-  create policy bench_peers_tenant on tag for select to ${ROLE} using (last_control_unit_id in (select bench_peers.visible_unit_ids()));
+  create policy bench_peers_tenant on tag for select to ${ROLE} using (coalesce(last_control_unit_id, (select a.last_control_unit_id from animal a where a.id = tag.animal_id)) in (select bench_peers.visible_unit_ids()));
   alter table animal enable row level security;
   create policy bench_peers_tenant on animal for select to ${ROLE} using (last_control_unit_id in (select bench_peers.visible_unit_ids()));
   -- Users see themselves and the members of their active organization (the service's user policy).
@@ -370,7 +370,7 @@ const RAW_ANIMAL_TREE = `json_build_object('id', a.id, 'str_species', a.str_spec
     'last_control_unit', case when cu.id is null then null else json_build_object('id', cu.id, 'str_name', cu.str_name,
       'establishment', case when e.id is null then null else json_build_object('id', e.id, 'str_name', e.str_name,
         'county', case when c.id is null then null else json_build_object('id', c.id, 'str_name', c.str_name) end) end) end))`;
-const RAW_ANIMAL_TREE_JOINS = `join tag t on t.id = a.current_tag_id left join control_unit cu on cu.id = t.last_control_unit_id
+const RAW_ANIMAL_TREE_JOINS = `join tag t on t.id = a.current_tag_id left join control_unit cu on cu.id = coalesce(t.last_control_unit_id, a.last_control_unit_id)
     left join establishment e on e.id = cu.establishment_id left join county c on c.id = e.county_id`;
 
 const RAW_GEO = (alias: string) =>

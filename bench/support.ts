@@ -45,6 +45,14 @@ export async function onPostgres(pgUrl: string, scratch: string, title: (where: 
   try {
     await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
     await admin.em.fork().execute(`create database ${scratch}`);
+    // BENCH_EXPLAIN=<ms>: every statement slower than that, nested ones (event_append's) included,
+    // EXPLAIN ANALYZEd into the server's log (auto_explain, loaded by this database's sessions only).
+    const explain = process.env.BENCH_EXPLAIN;
+    if (explain) {
+      for (const [name, value] of [['session_preload_libraries', 'auto_explain'], ['auto_explain.log_min_duration', `${Number(explain)}ms`], ['auto_explain.log_analyze', 'on'], ['auto_explain.log_nested_statements', 'on']]) {
+        await admin.em.fork().execute(`alter database ${scratch} set ${name} = '${value}'`);
+      }
+    }
     const url = new URL(pgUrl);
     url.pathname = `/${scratch}`;
     await runOn(title(`PostgreSQL (scratch database ${scratch} on ${url.host})`), url.toString(), (service) => run(service, url.toString())).catch((err: unknown) => {
@@ -174,7 +182,7 @@ export async function benchHerd(service: Service, spec: HerdSpec): Promise<numbe
      returning 1) select count(*)::int as n from made`,
     [spec.spacing, spec.spacing, spec.boxPrefix],
   );
-  await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.str_status = 'AVAILABLE'`);
+  await em.execute(`update tag set str_status = 'APPLIED', animal_id = a.id, last_control_unit_id = null from animal a where a.current_tag_id = tag.id and tag.str_status = 'AVAILABLE'`);
   return made!.n;
 }
 

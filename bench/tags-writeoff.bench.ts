@@ -33,7 +33,7 @@ async function stock(service: Service, unitId: string, n: number, animals: boole
         `insert into animal (id, str_species, str_gender, last_control_unit_id, current_tag_id) select gen_random_uuid(), 'BOVINE', 'FEMALE', ?, t.id from tag t where t.tags_box_id = ?`,
         [unitId, boxId],
       );
-      await tx.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.tags_box_id = ?`, [boxId]);
+      await tx.execute(`update tag set str_status = 'APPLIED', animal_id = a.id, last_control_unit_id = null from animal a where a.current_tag_id = tag.id and tag.tags_box_id = ?`, [boxId]);
     });
   }
   return rows.map((r) => r.str_code).sort();

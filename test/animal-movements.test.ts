@@ -119,7 +119,7 @@ describe('an animal journey: farm → feedlot → slaughterhouse', () => {
     for (const a of [a1, a2]) expect(await animal(a!.id)).toMatchObject({ str_status: 'ACTIVE', last_control_unit_id: feedlot.unit.unitId, str_socioenvironmental_status: 'NON_COMPLIANT' });
     expect(await animal(a3!.id)).toMatchObject({ str_status: 'IN_TRANSIT', last_control_unit_id: farm.unit.unitId });
     expect(await animal(a4!.id)).toMatchObject({ str_status: 'ACTIVE', last_control_unit_id: farm.unit.unitId });
-    const [external] = await rows<{ id: string; animal_id: string; bl_external_tag: boolean; tags_box_id: string | null; str_status: string; last_control_unit_id: string }>(app, 'select * from tag where str_code = ?', [externalCode]);
+    const [external] = await rows<{ id: string; animal_id: string; bl_external_tag: boolean; tags_box_id: string | null; str_status: string; last_control_unit_id: string }>(app, 'select * from tag_with_place where str_code = ?', [externalCode]);
     expect(external).toMatchObject({ bl_external_tag: true, tags_box_id: null, str_status: 'APPLIED', last_control_unit_id: feedlot.unit.unitId });
     expect(await animal(external!.animal_id)).toMatchObject({ str_status: 'ACTIVE', last_control_unit_id: feedlot.unit.unitId });
     const raised = await occurrencesOf(ingress.id);

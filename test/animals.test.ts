@@ -80,7 +80,7 @@ describe('reading animals', () => {
     const em = app.service.orm.em.fork();
     const spare = await stockTags(app, unit.unitId, 1);
     await em.execute(`update tag set str_status = 'REPLACED' where id = ?`, [stock.tagIds[0]]);
-    await em.execute(`update tag set str_status = 'APPLIED', animal_id = ? where id = ?`, [animals[0]!.id, spare.tagIds[0]]);
+    await em.execute(`update tag set str_status = 'APPLIED', animal_id = ?, last_control_unit_id = null where id = ?`, [animals[0]!.id, spare.tagIds[0]]);
     await em.execute(`update animal set current_tag_id = ? where id = ?`, [spare.tagIds[0], animals[0]!.id]);
     expect(ids(await search({ str_tag_code: stock.codes[0] }))).toEqual([animals[0]!.id]);
     expect(ids(await search({ str_tag_code: spare.codes[0] }))).toEqual([animals[0]!.id]);

@@ -84,7 +84,7 @@ describe('statements per movement request do not grow with the animals', () => {
       expect(await count(app, `animal where id = any(array[?]::uuid[]) and str_status = 'ACTIVE' and last_control_unit_id = ?`, [arrived, feedlot.unit.unitId])).toBe(received);
       expect(await count(app, `animal_stay where animal_id = any(array[?]::uuid[]) and ts_to is null and control_unit_id = ?`, [arrived, feedlot.unit.unitId])).toBe(received);
       expect(await count(app, `animal where id = any(array[?]::uuid[]) and str_status = 'IN_TRANSIT'`, [legs.flatMap((l) => l.animalIds.slice(0, missing))])).toBe(gtas * missing);
-      expect(await count(app, `tag where str_code = ? and bl_external_tag and last_control_unit_id = ?`, [unknown, feedlot.unit.unitId])).toBe(1);
+      expect(await count(app, `tag_with_place where str_code = ? and bl_external_tag and last_control_unit_id = ?`, [unknown, feedlot.unit.unitId])).toBe(1);
       expect(await count(app, `gta where id = any(array[?]::uuid[]) and str_status = 'IN_USE'`, [legs.map((l) => l.gta.id)])).toBe(gtas);
       return res.sql;
     };

@@ -34,7 +34,7 @@ export async function homeCounts(db: Db, organizationId: string | null): Promise
                  (select coalesce(jsonb_agg(jsonb_build_object('str_status', x.s, 'int_count', x.n)), '[]')
                     from (select a.str_status as s, count(*)::int as n from animal a where a.last_control_unit_id in (select id from org_units) group by a.str_status) x) as animals_by_status,
                  (select coalesce(jsonb_agg(jsonb_build_object('str_status', x.s, 'int_count', x.n)), '[]')
-                    from (select t.str_status as s, count(*)::int as n from tag t where t.last_control_unit_id in (select id from org_units) group by t.str_status) x) as tags_by_status,
+                    from (select t.str_status as s, count(*)::int as n from tag_with_place t where t.last_control_unit_id in (select id from org_units) group by t.str_status) x) as tags_by_status,
                  (select count(*)::int from animals_egress ae where ae.str_status = 'OPEN' and ae.from_control_unit_id in (select id from org_units)) as int_open_animals_egresses,
                  (select count(*)::int from animals_ingress ai where ai.str_status = 'OPEN' and ai.to_control_unit_id in (select id from org_units)) as int_open_animals_ingresses,
                  (select count(*)::int from invite i

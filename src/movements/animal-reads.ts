@@ -114,7 +114,7 @@ export async function resolveReads(tx: EntityManager, actor: Actor, reads: Read[
   const rows = await tx.execute<{ idx: number; by_tag: string | null; by_code: string | null; by_rod: string | null; current_tag_id: string | null; tag_code: string | null; tag_known: boolean }[]>(
     `select x.idx, bt.animal_id as by_tag, bc.animal_id as by_code, br.id as by_rod, a.current_tag_id, ct.str_code as tag_code, (bt.id is not null or bc.id is not null) as tag_known
        from jsonb_to_recordset(?::jsonb) as x(idx int, tag_id uuid, str_tag_code text, str_rod_code text)
-       left join lateral (select vt.id, vt.animal_id from tag vt where vt.id = x.tag_id
+       left join lateral (select vt.id, vt.animal_id from tag_with_place vt where vt.id = x.tag_id
                    and (${unit.sql} or exists (select 1 from animals_egress_tag vr join animals_egress ae on ae.id = vr.animals_egress_id where vr.animal_id = vt.animal_id and ${moved.sql}))) bt on true
        left join tag bc on bc.str_code = x.str_tag_code
        left join animal br on br.str_rod_code = x.str_rod_code

@@ -168,9 +168,9 @@ async function registerUnknown(tx: EntityManager, reads: IngressRead[], to: Dest
   );
   await executeBound(
     tx,
-    `insert into tag (id, str_code, str_status, bl_external_tag, last_control_unit_id, animal_id)
-     select x.tag_id, x.str_tag_code, 'APPLIED', true, ?, x.animal_id from jsonb_to_recordset(?::jsonb) as x(tag_id uuid, animal_id uuid, str_tag_code text) where x.tag_id is not null`,
-    [to.unitId, json],
+    `insert into tag (id, str_code, str_status, bl_external_tag, animal_id)
+     select x.tag_id, x.str_tag_code, 'APPLIED', true, x.animal_id from jsonb_to_recordset(?::jsonb) as x(tag_id uuid, animal_id uuid, str_tag_code text) where x.tag_id is not null`,
+    [json],
   );
   await executeBound(tx, `update animals_ingress_tag r set animal_id = x.animal_id, tag_id = x.tag_id from jsonb_to_recordset(?::jsonb) as x(read_id uuid, animal_id uuid, tag_id uuid) where r.id = x.read_id`, [json]);
   await openStays(tx, rows.map((r) => r.animal_id), { time: at }, { animals_ingress_id: ingressId }, new Map(rows.flatMap((r) => (r.at ? [[r.animal_id, new Date(r.at)] as const] : []))));

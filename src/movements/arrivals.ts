@@ -13,8 +13,8 @@ export interface Destination {
 }
 
 /**
- * Animals IN_TRANSIT become ACTIVE at the destination, set-based: their last unit, their applied
- * tags' unit, a stay opened at their read time (or `at`), and their socio-environmental status
+ * Animals IN_TRANSIT become ACTIVE at the destination, set-based: their last unit (their applied
+ * tags are where they are, Migration0032), a stay opened at their read time (or `at`), and their socio-environmental status
  * the worse of theirs and the destination establishment's (theirs already holds every earlier
  * establishment's). Returns the new status of each animal.
  */
@@ -27,10 +27,9 @@ export async function arrive(tx: EntityManager, animalIds: string[], to: Destina
       where a.id = any(?::uuid[]) and a.str_status = 'IN_TRANSIT' returning a.id, a.str_socioenvironmental_status`,
     [to.unitId, to.socio, at, animalIds],
   );
-  // Only the animals that were still on the way arrive: one already received (by another ingress) keeps its tag's unit and its open stay.
+  // Only the animals that were still on the way arrive: one already received (by another ingress) keeps its open stay.
   const arrived = rows.map((r) => r.id);
   if (!arrived.length) return new Map();
-  await executeBound(tx, `update tag set last_control_unit_id = ?, ts_updated_at = ? where animal_id = any(?::uuid[]) and str_status = 'APPLIED'`, [to.unitId, at, arrived]);
   await openStays(tx, arrived, { time: at }, { animals_ingress_id: ingressId ?? undefined }, times);
   return new Map(rows.map((r) => [r.id, r.str_socioenvironmental_status]));
 }

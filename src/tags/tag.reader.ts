@@ -11,8 +11,9 @@ export const tagsReservationSource: Source = {
   },
 };
 
+/** Tags as reads see them: `tag_with_place` (Migration0032) fills an applied tag's place in from its animal. */
 export const tagSource: Source = {
-  table: 'tag',
+  table: 'tag_with_place',
   columnNames: ['id', 'str_code', 'str_status', 'bl_external_tag', 'tags_box_id', 'last_control_unit_id', 'animal_id', 'tags_reservation_id', 'str_writeoff_reason', 'ts_writeoff_at', 'ts_created_at', 'ts_updated_at'],
   alias: 't',
   relations: {

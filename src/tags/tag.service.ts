@@ -52,7 +52,7 @@ export const TAGS_BOX_SEARCH: SearchSpec = {
  */
 export class TagService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Tag> {
-    const tag = isUuid(id) ? await findVisible(em, Tag, 'tag t', tagsPolicy.unitScope(actor, 't.last_control_unit_id'), id) : null;
+    const tag = isUuid(id) ? await findVisible(em, Tag, 'tag_with_place t', tagsPolicy.unitScope(actor, 't.last_control_unit_id'), id) : null;
     if (!tag) throw DomainError.notFound('tag');
     return tag;
   }

@@ -109,10 +109,12 @@ export class TagsIdentificationService {
 
   /** The named tags, locked until commit (in id order, so two identifications never deadlock), with whether each is at the unit or seen by the caller. */
   private lockTags(tx: EntityManager, actor: Actor, work: WorkUnit, animals: NewAnimal[]): Promise<LockedTag[]> {
-    const visible = tagsPolicy.unitScope(actor, 't.last_control_unit_id');
+    // An applied tag is where its animal is (Migration0032); a view cannot be locked, so the join is written here.
+    const place = 'coalesce(t.last_control_unit_id, pa.last_control_unit_id)';
+    const visible = tagsPolicy.unitScope(actor, place);
     return tx.execute<LockedTag[]>(
-      `select t.id, t.str_code, t.str_status, t.tags_box_id, t.tags_reservation_id, coalesce(t.last_control_unit_id = ?, false) as here, coalesce(${visible.sql}, false) as visible
-         from tag t
+      `select t.id, t.str_code, t.str_status, t.tags_box_id, t.tags_reservation_id, coalesce(${place} = ?, false) as here, coalesce(${visible.sql}, false) as visible
+         from tag t left join animal pa on pa.id = t.animal_id
         where t.id in (select value::uuid from jsonb_array_elements_text(?::jsonb)) or t.str_code in (select value from jsonb_array_elements_text(?::jsonb))
         order by t.id for update of t`,
       [work.unit.id, ...visible.params, JSON.stringify(animals.flatMap((a) => (a.tag_id ? [a.tag_id] : []))), JSON.stringify(animals.flatMap((a) => (a.str_tag_code ? [a.str_tag_code] : [])))],
@@ -147,7 +149,7 @@ export class TagsIdentificationService {
       ],
     );
     await tx.execute(
-      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, ts_updated_at = now()
+      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = null, ts_updated_at = now()
          from jsonb_to_recordset(?::jsonb) as x(tag_id uuid, animal_id uuid) where t.id = x.tag_id and t.str_status in (${fromStatusesSql('apply')})`,
       [JSON.stringify(animals.map((a, i) => ({ tag_id: tags[i]!.id, animal_id: a.id })))],
     );

@@ -127,11 +127,12 @@ export class TagsReplacementService {
       [replacement.id, r.pairs.map((p) => p.old.animal_id), olds, news, r.pairs.map((p) => p.reason)],
     );
     // Old tags first: one APPLIED tag per animal is a unique index, checked row by row.
-    await tx.execute(`update tag set str_status = 'REPLACED', ts_updated_at = ? where id = any(array[?]::uuid[])`, [now, olds]);
+    // An applied tag is where its animal is (Migration0032): the old one stays here, the new one goes with the animal.
+    await tx.execute(`update tag set str_status = 'REPLACED', last_control_unit_id = ?, ts_updated_at = ? where id = any(array[?]::uuid[])`, [unitId, now, olds]);
     await tx.execute(
-      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = ?, ts_updated_at = ?
+      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = null, ts_updated_at = ?
          from tags_replacement_tag x where x.tags_replacement_id = ? and x.new_tag_id = t.id`,
-      [unitId, now, replacement.id],
+      [now, replacement.id],
     );
     const moved = await tx.execute<{ id: string }[]>(
       `update animal a set current_tag_id = x.new_tag_id, ts_updated_at = ?

@@ -212,7 +212,7 @@ export class TagsReservationService {
       `select x.path, c.code as str_code, case when t.last_control_unit_id = x.unit then t.str_status end as str_status, count(*) over ()::int as total
          from jsonb_to_recordset(?::jsonb) as x(id uuid, unit uuid, b text, f text, path text, ord int)
          cross join lateral (select lpad(g::text, 15, '0') as code from generate_series(x.b::bigint, x.f::bigint) g) c
-         left join tag t on t.str_code = c.code
+         left join tag_with_place t on t.str_code = c.code
         where t.tags_reservation_id is distinct from x.id
         order by x.ord, c.code limit 50`,
       [JSON.stringify(short.map((r, ord) => ({ id: r.id, unit: r.control_unit_id, b: r.str_begin, f: r.str_finish, path: r.path, ord })))],

@@ -119,10 +119,11 @@ export class TagsWriteoffService {
        select ?, t.id, case when t.str_status = 'APPLIED' then t.animal_id end, t.str_status from tag t where t.id = any(array[?]::uuid[])`,
       [writeoff.id, ids],
     );
-    // A reserved tag leaves its reservation: only RESERVED tags carry one (a check constraint).
+    // A reserved tag leaves its reservation: only RESERVED tags carry one (a check constraint). An
+    // applied tag was where its animal is (Migration0032): written off, it stays here.
     await tx.execute(
-      `update tag set str_status = 'WRITTEN_OFF', str_writeoff_reason = ?, ts_writeoff_at = ?, tags_reservation_id = null, ts_updated_at = ? where id = any(array[?]::uuid[])`,
-      [w.reason, now, now, ids],
+      `update tag set str_status = 'WRITTEN_OFF', str_writeoff_reason = ?, ts_writeoff_at = ?, tags_reservation_id = null, last_control_unit_id = ?, ts_updated_at = ? where id = any(array[?]::uuid[])`,
+      [w.reason, now, unitId, now, ids],
     );
     const end = animalEndFor(w.reason);
     const applied = w.tags.filter((t) => t.str_status === 'APPLIED');

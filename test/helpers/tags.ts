@@ -69,7 +69,7 @@ export async function stockAnimals(app: TestApp, unitId: string, n: number): Pro
        select x.id, 'BOVINE', case when x.n % 2 = 0 then 'MALE' else 'FEMALE' end, ?, x.tag_id, now() from unnest(array[?]::uuid[], array[?]::uuid[]) with ordinality as x(id, tag_id, n)`,
       [unitId, animalIds, tagIds],
     );
-    await tx.execute(`update tag set str_status = 'APPLIED', animal_id = a.id from animal a where a.current_tag_id = tag.id and tag.id in (?)`, [tagIds]);
+    await tx.execute(`update tag set str_status = 'APPLIED', animal_id = a.id, last_control_unit_id = null from animal a where a.current_tag_id = tag.id and tag.id in (?)`, [tagIds]);
     await tx.execute(
       `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, a.last_control_unit_id, cu.establishment_id, a.ts_identified_at
          from animal a join control_unit cu on cu.id = a.last_control_unit_id where a.id in (?)`,
