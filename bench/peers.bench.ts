@@ -237,6 +237,11 @@ const TENANCY_SQL = `
   create policy bench_peers_tenant on tag for select to ${ROLE} using (coalesce(last_control_unit_id, (select a.last_control_unit_id from animal a where a.id = tag.animal_id)) in (select bench_peers.visible_unit_ids()));
   alter table animal enable row level security;
   create policy bench_peers_tenant on animal for select to ${ROLE} using (last_control_unit_id in (select bench_peers.visible_unit_ids()));
+  -- An applied tag is where its animal is (Migration0032): PostGraphile reads its place through this
+  -- computed column (Tag.place), the service through the view tag_with_place.
+  create function public.tag_place(t public.tag) returns public.control_unit language sql stable as $f$
+    select cu.* from control_unit cu where cu.id = coalesce(t.last_control_unit_id, (select a.last_control_unit_id from animal a where a.id = t.animal_id))
+  $f$;
   -- Users see themselves and the members of their active organization (the service's user policy).
   alter table "user" enable row level security;
   create policy bench_peers_tenant on "user" for select to ${ROLE}
@@ -522,7 +527,7 @@ interface TreeKeys {
   county: string;
 }
 const SERVICE_TREE: TreeKeys = { id: 'id', tag: 'current_tag', unit: 'last_control_unit', establishment: 'establishment', county: 'county' };
-const PGL_TREE: TreeKeys = { id: 'rowId', tag: 'tagByCurrentTagId', unit: 'controlUnitByLastControlUnitId', establishment: 'establishmentByEstablishmentId', county: 'countyByCountyId' };
+const PGL_TREE: TreeKeys = { id: 'rowId', tag: 'tagByCurrentTagId', unit: 'place', establishment: 'establishmentByEstablishmentId', county: 'countyByCountyId' };
 
 /** An animal's id and those of its tag, unit, establishment and county ('-' where absent). */
 function treeIds(a: Json, k: TreeKeys): string[] {
@@ -541,7 +546,7 @@ function list(data: Json, label: string): Json[] {
 
 function benches(animalId: string): Bench[] {
   const serviceTree = 'id str_species current_tag { id str_code last_control_unit { id str_name establishment { id str_name county { id str_name } } } }';
-  const pglTree = 'rowId strSpecies tagByCurrentTagId { rowId strCode controlUnitByLastControlUnitId { rowId strName establishmentByEstablishmentId { rowId strName countyByCountyId { rowId strName } } } }';
+  const pglTree = 'rowId strSpecies tagByCurrentTagId { rowId strCode place { rowId strName establishmentByEstablishmentId { rowId strName countyByCountyId { rowId strName } } } }';
   const pglOrder = 'orderBy: [TS_CREATED_AT_DESC, ROW_ID_DESC]';
   const establishmentIds = (e: Json, units: Json[], k: { id: string; user: string }) => [e[k.id], ...units.flatMap((u: Json) => [u[k.id], u[k.user]?.[k.id] ?? '-'])];
   const unitCount = (units: number) => `${units} control units`;

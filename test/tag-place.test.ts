@@ -91,3 +91,12 @@ test('a replaced and a written-off tag keep the unit where that happened; the ne
 test('a stale place on an applied tag is refused by the database', async () => {
   await expect(app.service.orm.em.fork().execute('update tag set last_control_unit_id = ? where id = ?', [farm.unit.unitId, herd.tagIds[2]])).rejects.toThrow(/tag_applied_place_from_animal/);
 });
+
+test('a stay names its unit and that unit\'s establishment: one key checks both (Migration0033)', async () => {
+  const insertStay = (establishmentId: string) =>
+    app.service.orm.em.fork().transactional((tx) =>
+      tx.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to) values (?, ?, ?, now(), now())', [herd.animalIds[2], farm.unit.unitId, establishmentId]),
+    );
+  await expect(insertStay(feedlot.unit.establishmentId)).rejects.toThrow(/animal_stay_unit_of_establishment/);
+  await expect(insertStay(farm.unit.establishmentId)).resolves.toBeDefined();
+});

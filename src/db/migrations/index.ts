@@ -24,6 +24,7 @@ import { Migration0026EventSubjects } from './Migration0026EventSubjects.js';
 import { Migration0027EpcisReads } from './Migration0027EpcisReads.js';
 import { Migration0029Hardening } from './Migration0029Hardening.js';
 import { Migration0032TagPlaceFromAnimal } from './Migration0032TagPlaceFromAnimal.js';
+import { Migration0033StayUnitOfEstablishment } from './Migration0033StayUnitOfEstablishment.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -53,5 +54,6 @@ export const migrationsList = [
   { name: 'Migration0027EpcisReads', class: Migration0027EpcisReads },
   { name: 'Migration0029Hardening', class: Migration0029Hardening },
   { name: 'Migration0032TagPlaceFromAnimal', class: Migration0032TagPlaceFromAnimal },
+  { name: 'Migration0033StayUnitOfEstablishment', class: Migration0033StayUnitOfEstablishment },
 ];
 
