@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Every column of `tag`, in table order, for the view's two branches. */
+/** Every column of `tag`, in table order, for the view. */
 const TAG_COLUMNS = ['id', 'str_code', 'str_status', 'bl_external_tag', 'tags_box_id', 'last_control_unit_id', 'animal_id', 'tags_reservation_id', 'str_writeoff_reason', 'ts_writeoff_at', 'ts_created_at', 'ts_updated_at'];
 
 /**
@@ -9,10 +9,12 @@ const TAG_COLUMNS = ['id', 'str_code', 'str_status', 'bl_external_tag', 'tags_bo
  * tags (one non-HOT update through the tag's indexes per animal moved); a tag leaving APPLIED
  * (replaced, written off) gets its place written then.
  *
- * `tag_with_place` is what reads see: the table with the place filled in. UNION ALL rather than a
- * coalesce over a left join, so that a condition on the place reaches the tag's unit index in one
- * branch and the animal's in the other (a count of a unit's tags reads both indexes; a page walks
- * `tag_created` in both and merges).
+ * `tag_with_place` is what reads see: the table with the place filled in from the animal (a left
+ * join on its primary key, only for tags without a place of their own). A plain join, so that the
+ * planner folds it into the reading statement: a lookup by id stays two index look-ups, also inside
+ * the laterals of a page's relations. (A UNION ALL of the two kinds of tag would let a condition on
+ * the place reach an index in each branch, but PostgreSQL does not parameterize a UNION ALL inside
+ * a lateral join: an animal page's `current_tag` then hash-joined every tag, measured.)
  */
 export class Migration0032TagPlaceFromAnimal extends Migration {
   override async up(): Promise<void> {
@@ -21,11 +23,8 @@ export class Migration0032TagPlaceFromAnimal extends Migration {
     // Applied tags all have a null place now: the unit's stock index leaves them out.
     this.addSql('drop index tag_unit_status_code');
     this.addSql('create index tag_unit_status_code on tag (last_control_unit_id, str_status, str_code) where last_control_unit_id is not null');
-    const own = TAG_COLUMNS.map((c) => `t.${c}`).join(', ');
-    const fromAnimal = TAG_COLUMNS.map((c) => (c === 'last_control_unit_id' ? 'a.last_control_unit_id' : `t.${c}`)).join(', ');
+    const columns = TAG_COLUMNS.map((c) => (c === 'last_control_unit_id' ? 'coalesce(t.last_control_unit_id, a.last_control_unit_id) as last_control_unit_id' : `t.${c}`)).join(', ');
     this.addSql(`create view tag_with_place as
-      select ${own} from tag t where t.last_control_unit_id is not null
-      union all
-      select ${fromAnimal} from tag t left join animal a on a.id = t.animal_id where t.last_control_unit_id is null`);
+      select ${columns} from tag t left join animal a on a.id = t.animal_id and t.last_control_unit_id is null`);
   }
 }
