@@ -12,6 +12,7 @@ import type { MovementWork } from './movement.policy.js';
 import { ruleViolated, worstSocio } from './movement.rules.js';
 import type { RaisedOccurrence } from './occurrence.rules.js';
 import { raiseOccurrences } from './occurrences.raise.js';
+import { HOLDER_OF_UNIT } from '../places/unit-holder.js';
 
 interface Dispatched {
   id: string;
@@ -162,15 +163,17 @@ async function registerUnknown(tx: EntityManager, reads: IngressRead[], to: Dest
   const json = JSON.stringify(rows);
   await executeBound(
     tx,
-    `insert into animal (id, str_species, str_status, str_socioenvironmental_status, current_tag_id, last_control_unit_id, str_rod_code, ts_identified_at)
-     select x.animal_id, ?, 'ACTIVE', ?, x.tag_id, ?, x.str_rod_code, coalesce(x.at, ?) from jsonb_to_recordset(?::jsonb) as x(animal_id uuid, tag_id uuid, str_rod_code text, at timestamptz)`,
-    [species, to.socio, to.unitId, at, json],
+    `insert into animal (id, str_species, str_status, str_socioenvironmental_status, current_tag_id, last_control_unit_id, str_rod_code, ts_identified_at, holder_organization_id, holder_federative_unit)
+     select x.animal_id, ?, 'ACTIVE', ?, x.tag_id, ?, x.str_rod_code, coalesce(x.at, ?), uh.holder_organization_id, uh.holder_federative_unit
+       from jsonb_to_recordset(?::jsonb) as x(animal_id uuid, tag_id uuid, str_rod_code text, at timestamptz), ${HOLDER_OF_UNIT}`,
+    [species, to.socio, to.unitId, at, json, to.unitId],
   );
   await executeBound(
     tx,
-    `insert into tag (id, str_code, str_status, bl_external_tag, last_control_unit_id, animal_id)
-     select x.tag_id, x.str_tag_code, 'APPLIED', true, ?, x.animal_id from jsonb_to_recordset(?::jsonb) as x(tag_id uuid, animal_id uuid, str_tag_code text) where x.tag_id is not null`,
-    [to.unitId, json],
+    `insert into tag (id, str_code, str_status, bl_external_tag, last_control_unit_id, animal_id, holder_organization_id, holder_federative_unit)
+     select x.tag_id, x.str_tag_code, 'APPLIED', true, ?, x.animal_id, uh.holder_organization_id, uh.holder_federative_unit
+       from jsonb_to_recordset(?::jsonb) as x(tag_id uuid, animal_id uuid, str_tag_code text), ${HOLDER_OF_UNIT} where x.tag_id is not null`,
+    [to.unitId, json, to.unitId],
   );
   await executeBound(tx, `update animals_ingress_tag r set animal_id = x.animal_id, tag_id = x.tag_id from jsonb_to_recordset(?::jsonb) as x(read_id uuid, animal_id uuid, tag_id uuid) where r.id = x.read_id`, [json]);
   await openStays(tx, rows.map((r) => r.animal_id), { time: at }, { animals_ingress_id: ingressId }, new Map(rows.flatMap((r) => (r.at ? [[r.animal_id, new Date(r.at)] as const] : []))));

@@ -66,10 +66,10 @@ export class TagService {
   }
 
   readBox(db: Db, actor: Actor, id: string): Promise<Read<TagsBox>> {
-    return readVisible(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id'), id, 'tags box');
+    return readVisible(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id', 'tb'), id, 'tags box');
   }
 
   pageBoxes(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsBox>> {
-    return readVisiblePage(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id'), TAGS_BOX_SEARCH, filters, page, options);
+    return readVisiblePage(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id', 'tb'), TAGS_BOX_SEARCH, filters, page, options);
   }
 }

@@ -20,6 +20,7 @@ import { lockTagsAt, tagRef, type LockedTag, type TagRef } from './tag-refs.js';
 import { TagsReplacement } from './tags-replacement.entity.js';
 import { TAGGABLE_ANIMAL_STATUSES, MAX_TAGS_PER_OPERATION, animalStateError } from './tags-writeoff.rules.js';
 import { tagsPolicy, workUnit, type WorkUnit } from './tags.policy.js';
+import { SET_HOLDER_OF_UNIT } from '../places/unit-holder.js';
 
 /** One replacement: the applied tag (`tag_id` or `str_tag_code`), the tag that takes its place (`new_tag_id` or `str_new_tag_code`), why. */
 export interface TagsReplacementTagInput {
@@ -58,7 +59,7 @@ export const TAGS_REPLACEMENT_SEARCH: SearchSpec = {
   },
 };
 
-const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'r.control_unit_id');
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'r.control_unit_id', 'r');
 
 interface Pair {
   old: LockedTag;
@@ -129,9 +130,9 @@ export class TagsReplacementService {
     // Old tags first: one APPLIED tag per animal is a unique index, checked row by row.
     await tx.execute(`update tag set str_status = 'REPLACED', ts_updated_at = ? where id = any(array[?]::uuid[])`, [now, olds]);
     await tx.execute(
-      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = ?, ts_updated_at = ?
+      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = ?, ${SET_HOLDER_OF_UNIT}, ts_updated_at = ?
          from tags_replacement_tag x where x.tags_replacement_id = ? and x.new_tag_id = t.id`,
-      [unitId, now, replacement.id],
+      [unitId, unitId, now, replacement.id],
     );
     const moved = await tx.execute<{ id: string }[]>(
       `update animal a set current_tag_id = x.new_tag_id, ts_updated_at = ?
