@@ -110,7 +110,7 @@ export class TagsIdentificationService {
 
   /** The named tags, locked until commit (in id order, so two identifications never deadlock), with whether each is at the unit or seen by the caller. */
   private lockTags(tx: EntityManager, actor: Actor, work: WorkUnit, animals: NewAnimal[]): Promise<LockedTag[]> {
-    const visible = tagsPolicy.unitScope(actor, 't.last_control_unit_id');
+    const visible = tagsPolicy.unitScope(actor, 't.last_control_unit_id', 't');
     return tx.execute<LockedTag[]>(
       `select t.id, t.str_code, t.str_status, t.tags_box_id, t.tags_reservation_id, coalesce(t.last_control_unit_id = ?, false) as here, coalesce(${visible.sql}, false) as visible
          from tag t

@@ -24,6 +24,7 @@ import { Migration0026EventSubjects } from './Migration0026EventSubjects.js';
 import { Migration0027EpcisReads } from './Migration0027EpcisReads.js';
 import { Migration0029Hardening } from './Migration0029Hardening.js';
 import { Migration0036ScopeHolders } from './Migration0036ScopeHolders.js';
+import { Migration0037TagHolderView } from './Migration0037TagHolderView.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -53,5 +54,6 @@ export const migrationsList = [
   { name: 'Migration0027EpcisReads', class: Migration0027EpcisReads },
   { name: 'Migration0029Hardening', class: Migration0029Hardening },
   { name: 'Migration0036ScopeHolders', class: Migration0036ScopeHolders },
+  { name: 'Migration0037TagHolderView', class: Migration0037TagHolderView },
 ];
 
