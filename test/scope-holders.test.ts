@@ -1,11 +1,12 @@
 import { HOLDER_TABLES } from '../src/db/migrations/Migration0036ScopeHolders.js';
+import type { Db, Query } from '../src/db/sql.js';
 import { mustPost, startApp, type TestApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
-import { member } from './helpers/factories.js';
+import { member, official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
 import { makeCounty } from './helpers/places.js';
-import { stockTags } from './helpers/tags.js';
+import { makeUnit, stockAnimals, stockTags } from './helpers/tags.js';
 import { createEgress, createIngress, evaluate, ranges } from './helpers/transfer.js';
 
 let app: TestApp;
@@ -92,5 +93,39 @@ describe('holder columns (issue 23): always what the joins say', () => {
     // And the check sees a row that disagrees.
     await app.service.orm.em.fork().execute('update animal set holder_organization_id = ? where id = ?', [farm.owner.org.id, a1!.id]);
     expect(await mismatches(units)).toEqual({ animal: 1 });
+  });
+});
+
+describe('EXPLAIN of the owner\'s and the authority\'s reads (issue 23)', () => {
+  const include = { current_tag: { last_control_unit: { establishment: { county: {} } } } };
+
+  /** The plan of each statement a read runs, as text. */
+  async function plans(run: (db: Db) => Promise<unknown>): Promise<string[]> {
+    const seen: Query[] = [];
+    const recording: Db = { rows: (q) => (seen.push(q), app.service.db.rows(q)), tuples: (q) => (seen.push(q), app.service.db.tuples(q)), csv: (q) => app.service.db.csv(q) };
+    await run(recording);
+    const out: string[] = [];
+    for (const q of seen) out.push((await app.service.db.rows<{ 'QUERY PLAN': string }>({ sql: `explain ${q.sql}`, params: q.params })).map((r) => r['QUERY PLAN']).join('\n'));
+    return out;
+  }
+
+  test('point read and nested page: the own part is an equality on the animal, no hash or array of the organization\'s or state\'s units', async () => {
+    const county = await makeCounty(app);
+    const owner = await member(app);
+    const units = [await makeUnit(app, owner.org.id, county), await makeUnit(app, owner.org.id, county)];
+    const { animalIds } = await stockAnimals(app, units[0]!.unitId, 3);
+    await stockAnimals(app, units[1]!.unitId, 3);
+    const authority = await official(app, county.id);
+    for (const caller of [owner, authority]) {
+      const actor = await app.service.core.auth.authenticate(app.service.db, caller.access);
+      const point = await plans((db) => app.service.core.animals.read(db, actor, animalIds[0]!, include));
+      const page = await plans((db) => app.service.core.animals.page(db, actor, {}, { int_max_results: 50 }, { count: true, include }));
+      for (const plan of [...point, ...page]) {
+        // The former own part: every unit of the caller's establishments (`control_unit ocu`, `establishment oe`).
+        expect(plan).not.toMatch(/ (ocu|oe)\b/);
+        expect(plan).toMatch(caller === owner ? /holder_organization_id = / : /holder_federative_unit = /);
+      }
+      expect(point.join('\n')).toMatch(/Index Scan using animal_pkey/);
+    }
   });
 });
