@@ -13,6 +13,7 @@ import 'reflect-metadata';
 import { loadavg } from 'node:os';
 import type { Service } from '../src/server.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, serve, signIn } from './support.js';
+import { SET_HOLDER_OF_UNIT } from '../src/places/unit-holder.js';
 
 const IDENTIFICATIONS = Number(process.env.BENCH_IDENTIFICATIONS ?? 200);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
@@ -97,7 +98,7 @@ async function generate(service: Service, farm: { unit: string; establishment: s
        select a.id, ?, ?, b.at + interval '2 days', b.ingress_id from animal a join bench_ident b on b.id = a.tags_identification_id where b.ord <= ?`,
       [feedlot.unit, feedlot.establishment, MOVES],
     );
-    await em.execute(`update animal a set last_control_unit_id = ? from bench_ident b where b.id = a.tags_identification_id and b.ord <= ?`, [feedlot.unit, MOVES]);
+    await em.execute(`update animal a set last_control_unit_id = ?, ${SET_HOLDER_OF_UNIT} from bench_ident b where b.id = a.tags_identification_id and b.ord <= ?`, [feedlot.unit, feedlot.unit, MOVES]);
   });
   await service.orm.em.fork().execute('analyze');
 }

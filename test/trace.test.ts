@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SET_HOLDER_OF_UNIT } from '../src/places/unit-holder.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { official } from './helpers/factories.js';
 import { holding, type Holding } from './helpers/movements.js';
@@ -353,7 +354,7 @@ describe('POST /api/trace: vehicles, occupancy runs, exact hops, the contact cha
     await stay(ids.m!, feedlotB.unit, 6, null);
     await stay(ids.n!, feedlotB.unit, 0, 6.5); // B's animal, met by m, then to B's second pen
     await stay(ids.n!, penB2, 7, null);
-    await em().execute('update animal set last_control_unit_id = ? where id = ?', [penB2.unitId, ids.n]);
+    await em().execute(`update animal set last_control_unit_id = ?, ${SET_HOLDER_OF_UNIT} where id = ?`, [penB2.unitId, penB2.unitId, ids.n]);
     await stay(ids.k!, penB2, 0, 10); // met by n in B's pen, then bought by A
     await stay(ids.k!, penA2, 11, null);
     const question = { control_unit_id: farmA.unit.unitId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD' };

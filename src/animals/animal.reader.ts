@@ -18,7 +18,7 @@ export const animalSource: Source = {
 };
 
 /** The animals that the caller sees now, where their last unit is seen. SQL on alias "a". */
-export const animalScope = (actor: Actor): Scope => controlUnitPolicy.unitIn(actor, 'a.last_control_unit_id', 'ANIMALS');
+export const animalScope = (actor: Actor): Scope => controlUnitPolicy.unitIn(actor, 'a.last_control_unit_id', 'ANIMALS', { holder: 'a' });
 
 /** The animals of each identification that the caller sees now, oldest first, with the relations the query selects: one statement for any number of identifications. */
 export async function animalsOfIdentifications(db: Db, actor: Actor, ids: readonly string[], include: Include): Promise<{ groups: Animal[][]; related: Related[] }> {

@@ -16,8 +16,8 @@ export async function openStays(tx: EntityManager, animalIds: string[], at: { ti
   const from = 'time' in at ? '?::timestamptz' : `coalesce(a.${at.column}, now())`;
   await executeBound(
     tx,
-    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, animals_ingress_id)
-     select a.id, a.last_control_unit_id, cu.establishment_id, coalesce(t.at, ${from}), ?
+    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, animals_ingress_id, holder_organization_id, holder_federative_unit)
+     select a.id, a.last_control_unit_id, cu.establishment_id, coalesce(t.at, ${from}), ?, a.holder_organization_id, a.holder_federative_unit
        from animal a join control_unit cu on cu.id = a.last_control_unit_id
        left join jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz) on t.id = a.id
       where a.id = any(?::uuid[])`,

@@ -109,7 +109,7 @@ export interface ResolvedRead extends Read {
  */
 export async function resolveReads(tx: EntityManager, actor: Actor, reads: Read[], field = 'tags'): Promise<ResolvedRead[]> {
   if (!reads.length) return [];
-  const unit = tagsPolicy.unitScope(actor, 'vt.last_control_unit_id');
+  const unit = tagsPolicy.unitScope(actor, 'vt.last_control_unit_id', 'vt');
   const moved = movementPolicy.egressScope(actor);
   const rows = await tx.execute<{ idx: number; by_tag: string | null; by_code: string | null; by_rod: string | null; current_tag_id: string | null; tag_code: string | null; tag_known: boolean }[]>(
     `select x.idx, bt.animal_id as by_tag, bc.animal_id as by_code, br.id as by_rod, a.current_tag_id, ct.str_code as tag_code, (bt.id is not null or bc.id is not null) as tag_known

@@ -12,6 +12,7 @@ import type { MovementWork } from './movement.policy.js';
 import { ruleViolated, worstSocio } from './movement.rules.js';
 import type { RaisedOccurrence } from './occurrence.rules.js';
 import { raiseOccurrences } from './occurrences.raise.js';
+import { HOLDER_OF_UNIT } from '../places/unit-holder.js';
 
 interface Dispatched {
   id: string;
@@ -162,9 +163,10 @@ async function registerUnknown(tx: EntityManager, reads: IngressRead[], to: Dest
   const json = JSON.stringify(rows);
   await executeBound(
     tx,
-    `insert into animal (id, str_species, str_status, str_socioenvironmental_status, current_tag_id, last_control_unit_id, str_rod_code, ts_identified_at)
-     select x.animal_id, ?, 'ACTIVE', ?, x.tag_id, ?, x.str_rod_code, coalesce(x.at, ?) from jsonb_to_recordset(?::jsonb) as x(animal_id uuid, tag_id uuid, str_rod_code text, at timestamptz)`,
-    [species, to.socio, to.unitId, at, json],
+    `insert into animal (id, str_species, str_status, str_socioenvironmental_status, current_tag_id, last_control_unit_id, str_rod_code, ts_identified_at, holder_organization_id, holder_federative_unit)
+     select x.animal_id, ?, 'ACTIVE', ?, x.tag_id, ?, x.str_rod_code, coalesce(x.at, ?), uh.holder_organization_id, uh.holder_federative_unit
+       from jsonb_to_recordset(?::jsonb) as x(animal_id uuid, tag_id uuid, str_rod_code text, at timestamptz), ${HOLDER_OF_UNIT}`,
+    [species, to.socio, to.unitId, at, json, to.unitId],
   );
   await executeBound(
     tx,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStays } from '../animals/stays.js';
+import { SET_HOLDER_OF_UNIT } from '../places/unit-holder.js';
 import { executeBound } from '../db/bound.js';
 import type { EventInput, Listed, Subject } from '../shared/events.js';
 import { socioOfRank, socioRank } from './movement.rules.js';
@@ -22,10 +23,10 @@ export async function arrive(tx: EntityManager, animalIds: string[], to: Destina
   if (!animalIds.length) return new Map();
   const rows = await executeBound<{ id: string; str_socioenvironmental_status: string }>(
     tx,
-    `update animal a set str_status = 'ACTIVE', last_control_unit_id = ?,
+    `update animal a set str_status = 'ACTIVE', last_control_unit_id = ?, ${SET_HOLDER_OF_UNIT},
             str_socioenvironmental_status = ${socioOfRank(`greatest(${socioRank('a.str_socioenvironmental_status')}, ${socioRank('?::text')})`)}, ts_updated_at = ?
       where a.id = any(?::uuid[]) and a.str_status = 'IN_TRANSIT' returning a.id, a.str_socioenvironmental_status`,
-    [to.unitId, to.socio, at, animalIds],
+    [to.unitId, to.unitId, to.socio, at, animalIds],
   );
   // Only the animals that were still on the way arrive: one already received (by another ingress) keeps its open stay.
   const arrived = rows.map((r) => r.id);

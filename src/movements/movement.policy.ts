@@ -32,7 +32,7 @@ export const movementPolicy = {
 
   /** SQL condition on alias "ai". */
   ingressScope(actor: Actor): Scope {
-    return controlUnitPolicy.unitIn(actor, 'ai.to_control_unit_id', 'MOVEMENTS');
+    return controlUnitPolicy.unitIn(actor, 'ai.to_control_unit_id', 'MOVEMENTS', { holder: 'ai' });
   },
 
   /** The unit in `field` where the caller records this direction's movements; 422 when unseen, 403 when it may not work there. */

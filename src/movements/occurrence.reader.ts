@@ -13,7 +13,7 @@ const unitAt = (fk: string): ToOne => ({ loader: 'unrestrictedControlUnitById', 
 export const occurrenceSource: Source = { table: 'occurrence', alias: 'o', relations: { control_unit: unitAt('control_unit_id') } };
 
 /** Occurrences are seen where their unit is seen: the unit's organization, an accepted invite, the UF for authorities, administrators. SQL on alias "o". */
-export const occurrenceScope = (actor: Actor): Scope => controlUnitPolicy.unitIn(actor, 'o.control_unit_id', 'ALL');
+export const occurrenceScope = (actor: Actor): Scope => controlUnitPolicy.unitIn(actor, 'o.control_unit_id', 'ALL', { holder: 'o' });
 
 export const OCCURRENCE_SEARCH: SearchSpec = {
   alias: 'o',

@@ -67,7 +67,7 @@ export class TraceService {
       throw DomainError.forbidden('the trace is for authorities, integrations, administrators and the owners and managers of an organization');
     }
     const { seed, from, to, direction, maxHops } = await this.question(db, actor, input);
-    const visibleUnit = (column: string, establishmentColumn?: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', establishmentColumn);
+    const visibleUnit = (column: string, establishmentColumn?: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', { establishment: establishmentColumn });
     return { run: await this.run(db, { seed, from, to, direction, maxHops, visibleUnit }), visibleUnit };
   }
 
@@ -115,6 +115,6 @@ function visibility(actor: Actor, field: 'establishment_id' | 'control_unit_id' 
     const scope = controlUnitPolicy.scope(actor);
     return { sql: `select count(*)::int as n from control_unit cu where cu.id = ? and ${scope.sql}`, params: [id, ...scope.params] };
   }
-  const scope = controlUnitPolicy.unitIn(actor, 'vs.control_unit_id', 'MOVEMENTS', 'vs.establishment_id');
+  const scope = controlUnitPolicy.unitIn(actor, 'vs.control_unit_id', 'MOVEMENTS', { holder: 'vs' });
   return { sql: `select count(*)::int as n from (select 1 from animal_stay vs where vs.animal_id = ? and ${scope.sql} limit 1) x`, params: [id, ...scope.params] };
 }

@@ -28,6 +28,24 @@ function ownEstablishments(actor: Actor, e: string): Scope | null {
 }
 
 /**
+ * The same set read from a row's holder columns (`holder_organization_id`, `holder_federative_unit`,
+ * Migration0036ScopeHolders) on alias `h`: equalities the row's indexes answer, no set of units built.
+ */
+function ownHeld(actor: Actor, h: string): Scope | null {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (actor.organizationId) {
+    parts.push(`${h}.holder_organization_id = ?`);
+    params.push(actor.organizationId);
+  }
+  if (UF_READERS.includes(actor.userType) && actor.countyId) {
+    parts.push(`${h}.holder_federative_unit = (select ac.str_federative_unit from county ac where ac.id = ?)`);
+    params.push(actor.countyId);
+  }
+  return parts.length ? { sql: `(${parts.join(' or ')})`, params } : null;
+}
+
+/**
  * The units whose `data` the caller reads through another organization (DOMAIN.md, "Access between
  * organizations"): an accepted invite to the unit (any data), or an active sharing of that data.
  */
@@ -91,18 +109,19 @@ export const establishmentPolicy = {
 /** Control units are seen and changed through their establishment. SQL condition on alias "cu". */
 export const controlUnitPolicy = {
   scope(actor: Actor): Scope {
-    return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES', 'cu.establishment_id');
+    return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES', { establishment: 'cu.establishment_id' });
   },
 
   /**
    * SQL condition: the unit in `column` (e.g. `a.last_control_unit_id`) is one whose `data` the
    * caller reads: a unit of its organization or federative unit, the one unit an accepted invite
    * names (not its siblings), or a unit an active sharing opens for that data.
-   * `establishmentColumn`: the same row's column naming that unit's establishment, when it has one.
+   * `on.establishment`: the same row's column naming that unit's establishment, when it has one;
+   * `on.holder`: the alias of the row when it carries its unit's holder columns.
    */
-  unitIn(actor: Actor, column: string, data: SharedData, establishmentColumn?: string): Scope {
+  unitIn(actor: Actor, column: string, data: SharedData, on: { establishment?: string; holder?: string } = {}): Scope {
     if (actor.isAdmin) return ALL;
-    const own = ownEstablishments(actor, 'oe');
+    const own = on.holder ? ownHeld(actor, on.holder) : ownEstablishments(actor, 'oe');
     const invited = grantedUnitIds(actor, data);
     // Each set a hashed subquery the planner keeps as a filter: a page walks the order's index and
     // stops after a page of matches, instead of fetching every row of the caller's units to sort them.
@@ -112,6 +131,12 @@ export const controlUnitPolicy = {
     // form above would scan the whole table.
     if (!own) return { sql: invitedSql, params: invited.params, counting: { sql: `${column} = any(array(${invited.sql}))`, params: invited.params } };
     const params = [...own.params, ...invited.params];
+    if (on.holder) {
+      // The organization's or the state's part is an equality on the row (its holder indexes); only
+      // the invited and shared units, a few, remain a set.
+      return { sql: `(${own.sql} or ${invitedSql})`, params, counting: { sql: `(${own.sql} or ${column} = any(array(${invited.sql})))`, params } };
+    }
+    const establishmentColumn = on.establishment;
     if (establishmentColumn) {
       // The row names its unit's establishment (a unit, a stay; a unit never changes establishment):
       // the caller's part is read from the establishments' index, not by hashing every control unit

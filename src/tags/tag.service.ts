@@ -52,24 +52,24 @@ export const TAGS_BOX_SEARCH: SearchSpec = {
  */
 export class TagService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Tag> {
-    const tag = isUuid(id) ? await findVisible(em, Tag, 'tag_with_place t', tagsPolicy.unitScope(actor, 't.last_control_unit_id'), id) : null;
+    const tag = isUuid(id) ? await findVisible(em, Tag, 'tag_with_place t', tagsPolicy.unitScope(actor, 't.last_control_unit_id', 't'), id) : null;
     if (!tag) throw DomainError.notFound('tag');
     return tag;
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Tag>> {
-    return readVisible(db, actor, tagSource, tagsPolicy.unitScope(actor, 't.last_control_unit_id'), id, 'tag', include);
+    return readVisible(db, actor, tagSource, tagsPolicy.unitScope(actor, 't.last_control_unit_id', 't'), id, 'tag', include);
   }
 
   page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<Tag>> {
-    return readVisiblePage(db, actor, tagSource, tagsPolicy.unitScope(actor, 't.last_control_unit_id'), TAG_SEARCH, filters, page, options);
+    return readVisiblePage(db, actor, tagSource, tagsPolicy.unitScope(actor, 't.last_control_unit_id', 't'), TAG_SEARCH, filters, page, options);
   }
 
   readBox(db: Db, actor: Actor, id: string): Promise<Read<TagsBox>> {
-    return readVisible(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id'), id, 'tags box');
+    return readVisible(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id', 'tb'), id, 'tags box');
   }
 
   pageBoxes(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<TagsBox>> {
-    return readVisiblePage(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id'), TAGS_BOX_SEARCH, filters, page, options);
+    return readVisiblePage(db, actor, tagsBoxSource, tagsPolicy.unitScope(actor, 'tb.control_unit_id', 'tb'), TAGS_BOX_SEARCH, filters, page, options);
   }
 }

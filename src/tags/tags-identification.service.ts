@@ -22,6 +22,7 @@ import { settleReservations } from './reservations-used.js';
 import { tagsPolicy, workUnit, type WorkUnit } from './tags.policy.js';
 import { TagsIdentification } from './tags-identification.entity.js';
 import { checkIdentification, tagsOf, type LockedTag, type NewAnimal, type TagsIdentificationCreateInput } from './tags-identification.rules.js';
+import { HOLDER_OF_UNIT } from '../places/unit-holder.js';
 
 export const TAGS_IDENTIFICATION_SEARCH: SearchSpec = {
   alias: 'ti',
@@ -37,7 +38,7 @@ export const TAGS_IDENTIFICATION_SEARCH: SearchSpec = {
   },
 };
 
-const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'ti.control_unit_id');
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'ti.control_unit_id', 'ti');
 
 /** Tags Identification (DOMAIN.md): available or reserved tags of a unit applied to new animals, hundreds per request. */
 export class TagsIdentificationService {
@@ -134,18 +135,21 @@ export class TagsIdentificationService {
     await tx.execute(
       `insert into animal (id, str_species, str_gender, str_socioenvironmental_status, last_control_unit_id, tags_identification_id, current_tag_id, str_name, str_description,
                            str_rod_code, str_extra_tag, ts_born_date, int_age_months_at_identification, int_weight_kilos_at_identification, ts_identified_at,
-                           num_longitude, num_latitude, ts_unsafe_client_created_at, ts_created_at, ts_updated_at)
+                           num_longitude, num_latitude, ts_unsafe_client_created_at, ts_created_at, ts_updated_at, holder_organization_id, holder_federative_unit)
        select x.id, x.str_species, x.str_gender, ?, ?, ?, x.tag_id, x.str_name, x.str_description, x.str_rod_code, x.str_extra_tag, x.ts_born_date,
               x.int_age_months_at_identification, x.int_weight_kilos_at_identification, x.ts_identified_at, x.num_longitude, x.num_latitude,
-              x.ts_unsafe_client_created_at, now() + x.ord * interval '1 microsecond', now() + x.ord * interval '1 microsecond'
+              x.ts_unsafe_client_created_at, now() + x.ord * interval '1 microsecond', now() + x.ord * interval '1 microsecond',
+              uh.holder_organization_id, uh.holder_federative_unit
          from jsonb_to_recordset(?::jsonb) as x(id uuid, ord int, tag_id uuid, str_species text, str_gender text, str_name text, str_description text, str_rod_code text,
                                                str_extra_tag text, ts_born_date timestamptz, int_age_months_at_identification int, int_weight_kilos_at_identification int,
-                                               ts_identified_at timestamptz, num_longitude float8, num_latitude float8, ts_unsafe_client_created_at timestamptz)`,
+                                               ts_identified_at timestamptz, num_longitude float8, num_latitude float8, ts_unsafe_client_created_at timestamptz),
+              ${HOLDER_OF_UNIT}`,
       [
         establishment.str_socioenvironmental_status,
         unit.id,
         identification.id,
         JSON.stringify(animals.map((a, ord) => ({ ...a, ord, tag_id: tags[ord]!.id, path: undefined, clientId: undefined }))),
+        unit.id,
       ],
     );
     await tx.execute(

@@ -6,6 +6,7 @@ import { fromStatusesSql } from './tag.rules.js';
 import { TagsIngress } from './tags-ingress.entity.js';
 import { BOX_TRANSITIONS, INGRESS_TRANSITIONS, boxStateError, ingressOutcome, recordStateError, type Evaluation } from './tags-transfer.rules.js';
 import { boxEvents, boxRef, rowsParam, type BoxRow } from './transfer-support.js';
+import { HOLDER_OF_UNIT } from '../places/unit-holder.js';
 
 interface IngressBox extends BoxRow {
   /** What the box was before its egress (null for a supplier box). */
@@ -72,8 +73,8 @@ function checkCoverage(boxes: IngressBox[], decisions: { id: string }[]): void {
 /** Accepted: their tags are made now, AVAILABLE at the unit, and the box is IN_STOCK. Rejected: DEPLETED, codes spent. */
 async function receiveFromSupplier(tx: EntityManager, ingress: TagsIngress): Promise<void> {
   await tx.execute(
-    `insert into tag (id, str_code, str_status, tags_box_id, last_control_unit_id)
-     select gen_random_uuid(), lpad((tb.str_begin::bigint + g)::text, 15, '0'), 'AVAILABLE', tb.id, tb.control_unit_id
+    `insert into tag (id, str_code, str_status, tags_box_id, last_control_unit_id, holder_organization_id, holder_federative_unit)
+     select gen_random_uuid(), lpad((tb.str_begin::bigint + g)::text, 15, '0'), 'AVAILABLE', tb.id, tb.control_unit_id, tb.holder_organization_id, tb.holder_federative_unit
        from tags_ingress_box ib join tags_box tb on tb.id = ib.tags_box_id
        cross join lateral generate_series(0, tb.int_quantity - 1) as g
       where ib.tags_ingress_id = ? and ib.str_status = 'ACCEPTED'`,
@@ -90,9 +91,11 @@ async function receiveFromSupplier(tx: EntityManager, ingress: TagsIngress): Pro
 async function receiveFromEgress(tx: EntityManager, ingress: TagsIngress): Promise<void> {
   await tx.execute(
     `update tag t set str_status = 'AVAILABLE', ts_updated_at = now(),
-            last_control_unit_id = case ib.str_status when 'ACCEPTED' then ?::uuid else t.last_control_unit_id end
-       from tags_ingress_box ib where ib.tags_ingress_id = ? and t.tags_box_id = ib.tags_box_id and t.str_status in (${fromStatusesSql('receive')})`,
-    [ingress.to_control_unit_id, ingress.id],
+            last_control_unit_id = case ib.str_status when 'ACCEPTED' then ?::uuid else t.last_control_unit_id end,
+            holder_organization_id = case ib.str_status when 'ACCEPTED' then uh.holder_organization_id else t.holder_organization_id end,
+            holder_federative_unit = case ib.str_status when 'ACCEPTED' then uh.holder_federative_unit else t.holder_federative_unit end
+       from tags_ingress_box ib, ${HOLDER_OF_UNIT} where ib.tags_ingress_id = ? and t.tags_box_id = ib.tags_box_id and t.str_status in (${fromStatusesSql('receive')})`,
+    [ingress.to_control_unit_id, ingress.to_control_unit_id, ingress.id],
   );
   await tx.execute(
     `update tags_box tb set str_status = eb.str_box_status, ts_updated_at = now(),

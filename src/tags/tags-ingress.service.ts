@@ -30,7 +30,7 @@ export const TAGS_INGRESS_SEARCH: SearchSpec = {
   },
 };
 
-const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'ti.to_control_unit_id');
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'ti.to_control_unit_id', 'ti');
 const text = (v: string | null | undefined): string | null => (typeof v === 'string' ? v.trim() || null : null);
 
 /**

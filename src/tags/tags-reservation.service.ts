@@ -45,7 +45,7 @@ export const TAGS_RESERVATION_SEARCH: SearchSpec = {
 };
 
 const TABLE = 'tags_reservation r';
-const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'r.control_unit_id');
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'r.control_unit_id', 'r');
 
 /** Tags Reservation (DOMAIN.md): available tags of a unit held for an operator, ACTIVE → RELEASED | USED. */
 export class TagsReservationService {

@@ -61,7 +61,7 @@ export const TAGS_WRITEOFF_SEARCH: SearchSpec = {
   },
 };
 
-const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'w.control_unit_id');
+const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'w.control_unit_id', 'w');
 
 export class TagsWriteoffService {
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsWriteoff>> {

@@ -17,9 +17,12 @@ const FIELD_WORK_ROLES: readonly Role[] = ['OWNER', 'MANAGER', 'OPERATOR'];
  * integration, or as administrator) and records field work at units of its active organization.
  */
 export const tagsPolicy = {
-  /** SQL condition: the unit in `column` (e.g. `t.last_control_unit_id`) is one whose tags the caller sees. */
-  unitScope(actor: Actor, column: string): Scope {
-    return controlUnitPolicy.unitIn(actor, column, 'TAGS');
+  /**
+   * SQL condition: the unit in `column` (e.g. `t.last_control_unit_id`) is one whose tags the caller
+   * sees; `holder`: the row's alias when it carries its unit's holder columns.
+   */
+  unitScope(actor: Actor, column: string, holder?: string): Scope {
+    return controlUnitPolicy.unitIn(actor, column, 'TAGS', { holder });
   },
 
   /** Either unit's tags seen (a tags egress is the sender's and the receiver's). */

@@ -1,3 +1,4 @@
+import { SET_HOLDER_OF_UNIT } from '../../src/places/unit-holder.js';
 import type { TestApp } from './app.js';
 import { stockAnimals } from './tags.js';
 
@@ -12,7 +13,7 @@ export async function animalsStaying(app: TestApp, unitId: string, n: number, si
 export async function moveAnimals(app: TestApp, animalIds: string[], toUnitId: string, at = new Date(Date.now() - 3_600_000)): Promise<void> {
   await app.service.orm.em.fork().transactional(async (tx) => {
     await tx.execute('update animal_stay set ts_to = greatest(ts_from, ?) where animal_id = any(array[?]::uuid[]) and ts_to is null', [at, animalIds]);
-    await tx.execute('update animal set last_control_unit_id = ? where id = any(array[?]::uuid[])', [toUnitId, animalIds]);
+    await tx.execute(`update animal set last_control_unit_id = ?, ${SET_HOLDER_OF_UNIT} where id = any(array[?]::uuid[])`, [toUnitId, toUnitId, animalIds]);
     await tx.execute(
       `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from)
        select a.id, a.last_control_unit_id, cu.establishment_id, ? from animal a join control_unit cu on cu.id = a.last_control_unit_id where a.id = any(array[?]::uuid[])`,

@@ -25,6 +25,8 @@ import { Migration0027EpcisReads } from './Migration0027EpcisReads.js';
 import { Migration0029Hardening } from './Migration0029Hardening.js';
 import { Migration0032TagPlaceFromAnimal } from './Migration0032TagPlaceFromAnimal.js';
 import { Migration0033StayUnitOfEstablishment } from './Migration0033StayUnitOfEstablishment.js';
+import { Migration0036ScopeHolders } from './Migration0036ScopeHolders.js';
+import { Migration0037TagHolderView } from './Migration0037TagHolderView.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -55,5 +57,6 @@ export const migrationsList = [
   { name: 'Migration0029Hardening', class: Migration0029Hardening },
   { name: 'Migration0032TagPlaceFromAnimal', class: Migration0032TagPlaceFromAnimal },
   { name: 'Migration0033StayUnitOfEstablishment', class: Migration0033StayUnitOfEstablishment },
+  { name: 'Migration0036ScopeHolders', class: Migration0036ScopeHolders },
+  { name: 'Migration0037TagHolderView', class: Migration0037TagHolderView },
 ];
-

@@ -1,0 +1,131 @@
+import { HOLDER_TABLES } from '../src/db/migrations/Migration0036ScopeHolders.js';
+import type { Db, Query } from '../src/db/sql.js';
+import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { count, rows } from './helpers/db.js';
+import { member, official } from './helpers/factories.js';
+import { animalBody, identify } from './helpers/identify.js';
+import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
+import { makeCounty } from './helpers/places.js';
+import { makeUnit, stockAnimals, stockTags } from './helpers/tags.js';
+import { createEgress, createIngress, evaluate, ranges } from './helpers/transfer.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+/** Rows of every holder table at these units whose holder columns differ from what the joins say. */
+async function mismatches(unitIds: string[]): Promise<Record<string, number>> {
+  const found: Record<string, number> = {};
+  for (const { table, unit } of HOLDER_TABLES) {
+    const n = await count(
+      app,
+      `${table} x left join unit_holder h on h.control_unit_id = x.${unit}
+        where x.${unit} in (?) and (x.holder_organization_id is distinct from h.holder_organization_id or x.holder_federative_unit is distinct from h.holder_federative_unit)`,
+      [unitIds],
+    );
+    if (n) found[table] = n;
+  }
+  return found;
+}
+
+/** Rows of each holder table at these units (so the check above is not vacuous). */
+async function held(unitIds: string[]): Promise<Record<string, number>> {
+  const found: Record<string, number> = {};
+  for (const { table, unit } of HOLDER_TABLES) found[table] = await count(app, `${table} where ${unit} in (?) and holder_organization_id is not null`, [unitIds]);
+  return found;
+}
+
+async function identified(h: Holding, n: number): Promise<{ id: string; code: string }[]> {
+  const { codes } = await stockTags(app, h.unit.unitId, n);
+  const done = await identify(app, h.owner.access, h.unit, codes.map((c) => animalBody(c)));
+  return rows<{ id: string; code: string }>(app, 'select a.id, t.str_code as code from animal a join tag t on t.id = a.current_tag_id where a.tags_identification_id = ? order by t.str_code', [done.id]);
+}
+
+describe('holder columns (issue 23): always what the joins say', () => {
+  test('after identification, a move between organizations and states, tag transfers, a replacement, a county change and a transfer of the establishment', async () => {
+    const [ufA, ufB] = [await makeCounty(app, 'ZZ'), await makeCounty(app)];
+    const farm = await holding(app, ufA, 'FARM');
+    const feedlot = await holding(app, ufB, 'FEEDLOT', { car: false });
+    const units = [farm.unit.unitId, feedlot.unit.unitId];
+
+    // Identification (animals and stays named by the insert itself).
+    const [a1, a2, a3] = await identified(farm, 3);
+    expect(await mismatches(units)).toEqual({});
+
+    // Egress at the farm, ingress at the feedlot with an unknown code (a new animal and external tag) and one missing (an occurrence).
+    const gta = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 2);
+    const egress = (await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, gta_id: gta.id, tags: [egressRead(a1!.code), egressRead(a2!.code)] })).body.data;
+    await mustPost(app, `/api/animals-egress/${egress.id}/finish`, farm.owner.access, {}, 200);
+    const external = `${Math.floor(Math.random() * 9e14) + 1e14}`;
+    const ingress = (await mustPost(app, '/api/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: [{ gta_id: gta.id }], tags: [ingressRead(a1!.code), ingressRead(external)] })).body.data;
+    await mustPost(app, `/api/animals-ingress/${ingress.id}/finish`, feedlot.owner.access, {}, 200);
+    const moved = (await rows<{ holder_organization_id: string; holder_federative_unit: string }>(app, 'select holder_organization_id, holder_federative_unit from animal where id = ?', [a1!.id]))[0];
+    expect(moved).toEqual({ holder_organization_id: feedlot.owner.org.id, holder_federative_unit: ufB.str_federative_unit });
+    expect(await mismatches(units)).toEqual({});
+
+    // Tags: from a supplier to the farm, then to the feedlot (boxes and tags move), and a replacement at the farm.
+    const supplied = await evaluate(app, farm.owner.access, await createIngress(app, farm.owner.access, { to_control_unit_id: farm.unit.unitId, tags_boxes: ranges(2, 5) }));
+    const sent = await createEgress(app, farm.owner.access, { from_control_unit_id: farm.unit.unitId, to_control_unit_id: feedlot.unit.unitId, tags_boxes: [{ id: supplied.tags_boxes[0]!.id }] });
+    const arriving = await createIngress(app, feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, tags_egress_id: sent.id });
+    await evaluate(app, feedlot.owner.access, arriving);
+    expect(await count(app, 'tag where tags_box_id = ? and holder_organization_id = ?', [supplied.tags_boxes[0]!.id, feedlot.owner.org.id])).toBe(5);
+    const spare = await stockTags(app, farm.unit.unitId, 1);
+    await mustPost(app, '/api/tags-replacements', farm.owner.access, { control_unit_id: farm.unit.unitId, tags: [{ str_tag_code: a3!.code, str_new_tag_code: spare.codes[0], str_reason: 'LOST' }] });
+    expect(await mismatches(units)).toEqual({});
+
+    // The feedlot moves to a county of another state (its owner's update), then to another organization.
+    const ufC = await makeCounty(app);
+    expect((await app.call('PATCH', `/api/establishments/${feedlot.unit.establishmentId}`, { token: feedlot.owner.access, body: { county_id: ufC.id } })).status).toBe(200);
+    expect(await count(app, 'animal where id = ? and holder_federative_unit = ?', [a1!.id, ufC.str_federative_unit])).toBe(1);
+    expect(await mismatches(units)).toEqual({});
+    const buyer = await member(app);
+    await app.service.orm.em.fork().execute('update establishment set organization_id = ? where id = ?', [buyer.org.id, feedlot.unit.establishmentId]);
+    expect(await mismatches(units)).toEqual({});
+    expect((await app.call('GET', `/api/animals/${a1!.id}`, { token: buyer.access })).status).toBe(200);
+    expect((await app.call('GET', `/api/animals/${a1!.id}`, { token: feedlot.owner.access })).status).toBe(404);
+
+    // Every table the scopes read held rows here, so the check above compared something.
+    const counts = await held(units);
+    const empty = ['animal', 'tag', 'animal_stay', 'occurrence', 'tags_box', 'tags_identification', 'tags_replacement', 'tags_ingress', 'animals_ingress'].filter((t) => !counts[t]);
+    expect(empty).toEqual([]);
+    // And the check sees a row that disagrees.
+    await app.service.orm.em.fork().execute('update animal set holder_organization_id = ? where id = ?', [farm.owner.org.id, a1!.id]);
+    expect(await mismatches(units)).toEqual({ animal: 1 });
+  });
+});
+
+describe('EXPLAIN of the owner\'s and the authority\'s reads (issue 23)', () => {
+  const include = { current_tag: { last_control_unit: { establishment: { county: {} } } } };
+
+  /** The plan of each statement a read runs, as text. */
+  async function plans(run: (db: Db) => Promise<unknown>): Promise<string[]> {
+    const seen: Query[] = [];
+    const recording: Db = { rows: (q) => (seen.push(q), app.service.db.rows(q)), tuples: (q) => (seen.push(q), app.service.db.tuples(q)), csv: (q) => app.service.db.csv(q) };
+    await run(recording);
+    const out: string[] = [];
+    for (const q of seen) out.push((await app.service.db.rows<{ 'QUERY PLAN': string }>({ sql: `explain ${q.sql}`, params: q.params })).map((r) => r['QUERY PLAN']).join('\n'));
+    return out;
+  }
+
+  test('point read and nested page: the own part is an equality on the animal, no hash or array of the organization\'s or state\'s units', async () => {
+    const county = await makeCounty(app);
+    const owner = await member(app);
+    const units = [await makeUnit(app, owner.org.id, county), await makeUnit(app, owner.org.id, county)];
+    const { animalIds } = await stockAnimals(app, units[0]!.unitId, 3);
+    await stockAnimals(app, units[1]!.unitId, 3);
+    const authority = await official(app, county.id);
+    for (const caller of [owner, authority]) {
+      const actor = await app.service.core.auth.authenticate(app.service.db, caller.access);
+      const point = await plans((db) => app.service.core.animals.read(db, actor, animalIds[0]!, include));
+      const page = await plans((db) => app.service.core.animals.page(db, actor, {}, { int_max_results: 50 }, { count: true, include }));
+      for (const plan of [...point, ...page]) {
+        // The former own part: every unit of the caller's establishments (`control_unit ocu`, `establishment oe`).
+        expect(plan).not.toMatch(/ (ocu|oe)\b/);
+        expect(plan).toMatch(caller === owner ? /holder_organization_id = / : /holder_federative_unit = /);
+      }
+      expect(point.join('\n')).toMatch(/Index Scan using animal_pkey/);
+    }
+  });
+});
