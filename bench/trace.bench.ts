@@ -10,7 +10,8 @@
  * size, and the service's resident memory while the CSV streams.
  * BENCH_TRACE_AB=1 first compares, on the same herd, the walk of Migration0024 (`trace_walk`) with
  * today's (`trace_runs`): the animals, exposures and establishments reached, and the hops (run it
- * with BENCH_TRACE_TRUCKS=0: the old walk knows no vehicles). Run: DATABASE_URL=postgres://... npm run bench:trace
+ * with BENCH_TRACE_TRUCKS=0: the old walk knows no vehicles). BENCH_TRACE_DATABASE names the scratch
+ * database (default bench_trace). Run: DATABASE_URL=postgres://... npm run bench:trace
  */
 import 'reflect-metadata';
 import { request } from 'node:http';
@@ -191,7 +192,7 @@ exitWhenDone(async () => {
     console.log('bench:trace needs PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
     return;
   }
-  await onPostgres(pgUrl, 'bench_trace', (where) => `trace on ${where}`, async (service) => {
+  await onPostgres(pgUrl, process.env.BENCH_TRACE_DATABASE ?? 'bench_trace', (where) => `trace on ${where}`, async (service) => {
     const data = await generate(service);
     const questions: [string, Record<string, unknown>][] = [
       ['forward from an auction, 90 days, 1 hop', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD', int_max_hops: 1 }],
