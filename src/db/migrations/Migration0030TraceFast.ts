@@ -7,6 +7,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   scan of the unit's stays that began by the window's end: about 10x cheaper per unit than the
  *   GiST on (unit, span), whose probes read ~35 pages each. The GiST goes (it cost every stay's
  *   write too); Migration0024's `trace_walk`, kept only for an old A/B, loses its index.
+ * - An animal's next or previous stay is one index-only descent: `animal_stay_path (animal_id,
+ *   ts_from, id) include (control_unit_id, establishment_id, ts_to, animals_egress_id)`.
  * - The vehicle a presence left on is looked up only when the presence is exposed and moves on
  *   (forward), not for every presence loaded.
  * - The presences exposed in a round go to a frontier table (the update's returning), which the
@@ -122,6 +124,13 @@ export class Migration0030TraceFast extends Migration {
     this.addSql('drop index if exists animal_stay_unit');
     this.addSql('create index animal_stay_unit on animal_stay (control_unit_id, ts_from) include (ts_to, id, animal_id, establishment_id, animals_egress_id)');
     this.addSql('drop index if exists animal_stay_unit_during');
+    // An animal's stays in their order (ts_from, id): the next or previous stay is one descent of an
+    // index-only scan (the row comparison is its bound), with the egress it left by.
+    this.addSql('drop index if exists animal_stay_path');
+    this.addSql('create index animal_stay_path on animal_stay (animal_id, ts_from, id) include (control_unit_id, establishment_id, ts_to, animals_egress_id)');
+    // A vehicle's riders, index-only.
+    this.addSql('drop index if exists animal_stay_egress');
+    this.addSql('create index animal_stay_egress on animal_stay (animals_egress_id) include (animal_id, ts_from, id, ts_to) where animals_egress_id is not null');
     // Loads the places (vehicles, or units) the candidates name that are not loaded yet: their
     // presences overlapping the window, each with its run (gaps and islands: a run starts where a
     // presence begins after every earlier one there has ended), and the runs. In the last round a
@@ -150,7 +159,7 @@ begin
                        and not exists (select 1 from travel_embark te where te.animals_egress_id = e.id and te.ts_released_at is null)
                     union all select te.animals_egress_id from travel_embark te join animals_egress e on e.id = te.animals_egress_id
                      where te.travel_id = l.place and te.ts_released_at is null and e.str_status in ('FINISHED', 'RECEIVED')) e on true
-      join animal_stay s on s.animals_egress_id = e.id
+      join lateral (select s.id, s.animal_id, s.ts_from, s.ts_to from animal_stay s where s.animals_egress_id = e.id) s on true
       left join lateral (select n.ts_from from animal_stay n where n.animal_id = s.animal_id and (n.ts_from, n.id) > (s.ts_from, s.id) order by n.ts_from, n.id limit 1) n on true
      where not l.loaded and l.is_vehicle and s.ts_to <= l.hi and coalesce(n.ts_from, t_now) >= l.lo),
   marked as (
@@ -179,7 +188,7 @@ begin
     pid bigint not null, place uuid not null, is_vehicle boolean not null, animal_id uuid not null, stay_id bigint not null,
     unit_id uuid, establishment_id uuid, f timestamptz not null, t timestamptz not null, f_to timestamptz, loaded_from timestamptz, egress_id uuid,
     run integer, hops integer, seed boolean not null default false
-  ) on commit drop;
+  ) with (fillfactor = 50) on commit drop;
   create index if not exists trace_presence_run on trace_presence (place, run);
   -- The presences exposed this round, which the next moves read (FRONTIER's columns).
   create temp table if not exists trace_frontier (is_vehicle boolean not null, animal_id uuid not null, stay_id bigint not null, f timestamptz not null, f_to timestamptz, loaded_from timestamptz, egress_id uuid) on commit drop;
