@@ -42,9 +42,11 @@ export async function onEachDatabase(scratch: string, title: (where: string) => 
  */
 export async function onPostgres(pgUrl: string, scratch: string, title: (where: string) => string, run: (service: Service, databaseUrl: string) => Promise<void>): Promise<void> {
   const admin = await openOrm(loadConfig({ ...BENCH_ENV, DATABASE_URL: pgUrl }));
+  // BENCH_REUSE_DATABASE=1 runs on the database a BENCH_KEEP_DATABASE=1 run left (it is neither recreated nor dropped).
+  const reuse = process.env.BENCH_REUSE_DATABASE === '1';
   try {
-    await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
-    await admin.em.fork().execute(`create database ${scratch}`);
+    if (!reuse) await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
+    if (!reuse) await admin.em.fork().execute(`create database ${scratch}`);
     // BENCH_EXPLAIN=<ms>: every statement slower than that, nested ones (event_append's) included,
     // EXPLAIN ANALYZEd into the server's log (auto_explain, loaded by this database's sessions only).
     const explain = process.env.BENCH_EXPLAIN;
@@ -62,7 +64,7 @@ export async function onPostgres(pgUrl: string, scratch: string, title: (where: 
   } finally {
     // with (force): a service that failed half-way may still hold a connection to it (PostgreSQL 13+).
     // BENCH_KEEP_DATABASE=1 leaves it for EXPLAIN ANALYZE of what the bench measured.
-    if (process.env.BENCH_KEEP_DATABASE === '1') console.log(`kept database ${scratch}`);
+    if (process.env.BENCH_KEEP_DATABASE === '1' || reuse) console.log(`kept database ${scratch}`);
     else await admin.em.fork().execute(`drop database if exists ${scratch} with (force)`);
     await admin.close();
   }

@@ -10,7 +10,8 @@
  * size, and the service's resident memory while the CSV streams.
  * BENCH_TRACE_AB=1 first compares, on the same herd, the walk of Migration0024 (`trace_walk`) with
  * today's (`trace_runs`): the animals, exposures and establishments reached, and the hops (run it
- * with BENCH_TRACE_TRUCKS=0: the old walk knows no vehicles). Run: DATABASE_URL=postgres://... npm run bench:trace
+ * with BENCH_TRACE_TRUCKS=0: the old walk knows no vehicles). BENCH_TRACE_DATABASE names the scratch
+ * database (default bench_trace). Run: DATABASE_URL=postgres://... npm run bench:trace
  */
 import 'reflect-metadata';
 import { request } from 'node:http';
@@ -35,11 +36,15 @@ const load = () => `[load ${loadavg().map((l) => l.toFixed(2)).join(' ')}]`;
 
 async function generate(service: Service): Promise<{ hubEstablishment: string; slaughtered: string; window: [string, string]; victimWindow: [string, string] }> {
   const em = service.orm.em.fork();
-  const [county] = await benchCounties(service, 1);
+  // BENCH_REUSE_DATABASE=1: the herd a BENCH_KEEP_DATABASE=1 run generated (its scratch tables kept), measured again.
+  const reuse = process.env.BENCH_REUSE_DATABASE === '1';
+  const [county] = reuse ? [''] : await benchCounties(service, 1);
   const { org, user } = await benchOwner(service, PASSWORD);
   let started = performance.now();
   const trucks = process.env.BENCH_TRACE_TRUCKS !== '0';
-  const { regions } = await generateTraceData(em, { animals: ANIMALS, establishments: ESTABLISHMENTS, epoch: EPOCH, horizon: HORIZON, organizationId: org.id, countyId: county!, transporterId: user.id, trucks });
+  const regions = reuse
+    ? Math.max(1, Math.round(ESTABLISHMENTS / 1000))
+    : (await generateTraceData(em, { animals: ANIMALS, establishments: ESTABLISHMENTS, epoch: EPOCH, horizon: HORIZON, organizationId: org.id, countyId: county!, transporterId: user.id, trucks })).regions;
   const generated = performance.now() - started;
   started = performance.now();
   // Vacuumed as autovacuum would have by then: the visibility map lets the walk read its indexes alone.
@@ -191,7 +196,7 @@ exitWhenDone(async () => {
     console.log('bench:trace needs PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
     return;
   }
-  await onPostgres(pgUrl, 'bench_trace', (where) => `trace on ${where}`, async (service) => {
+  await onPostgres(pgUrl, process.env.BENCH_TRACE_DATABASE ?? 'bench_trace', (where) => `trace on ${where}`, async (service) => {
     const data = await generate(service);
     const questions: [string, Record<string, unknown>][] = [
       ['forward from an auction, 90 days, 1 hop', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD', int_max_hops: 1 }],

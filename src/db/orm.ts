@@ -69,7 +69,7 @@ export async function openOrm(config: Config): Promise<Orm> {
     ...common(),
     // Without a data directory PGlite takes dbName as the cluster location: memory:// keeps it off disk.
     dbName: dataDir ? 'traceability' : 'memory://',
-    // btree_gist: the trace's index on a stay's unit and span (Migration0024TraceWalk).
+    // btree_gist: Migration0024TraceWalk creates it and a GiST index on a stay's unit and span (dropped by Migration0030TraceFast).
     // PGLITE_IMAGE: an in-memory database starts as that image (tests start dozens of services: each
     // would otherwise run every migration, 10-15 s apiece on PGlite).
     driverOptions: { ...(dataDir ? { dataDir } : {}), ...(config.PGLITE_IMAGE ? { loadDataDir: imageOf(config.PGLITE_IMAGE) } : {}), extensions: { btree_gist } },

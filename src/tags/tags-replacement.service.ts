@@ -20,7 +20,6 @@ import { lockTagsAt, tagRef, type LockedTag, type TagRef } from './tag-refs.js';
 import { TagsReplacement } from './tags-replacement.entity.js';
 import { TAGGABLE_ANIMAL_STATUSES, MAX_TAGS_PER_OPERATION, animalStateError } from './tags-writeoff.rules.js';
 import { tagsPolicy, workUnit, type WorkUnit } from './tags.policy.js';
-import { SET_HOLDER_OF_UNIT } from '../places/unit-holder.js';
 
 /** One replacement: the applied tag (`tag_id` or `str_tag_code`), the tag that takes its place (`new_tag_id` or `str_new_tag_code`), why. */
 export interface TagsReplacementTagInput {

@@ -23,6 +23,7 @@ import { Migration0025TraceRuns } from './Migration0025TraceRuns.js';
 import { Migration0026EventSubjects } from './Migration0026EventSubjects.js';
 import { Migration0027EpcisReads } from './Migration0027EpcisReads.js';
 import { Migration0029Hardening } from './Migration0029Hardening.js';
+import { Migration0030TraceFast } from './Migration0030TraceFast.js';
 import { Migration0032TagPlaceFromAnimal } from './Migration0032TagPlaceFromAnimal.js';
 import { Migration0033StayUnitOfEstablishment } from './Migration0033StayUnitOfEstablishment.js';
 import { Migration0036ScopeHolders } from './Migration0036ScopeHolders.js';
@@ -55,6 +56,7 @@ export const migrationsList = [
   { name: 'Migration0026EventSubjects', class: Migration0026EventSubjects },
   { name: 'Migration0027EpcisReads', class: Migration0027EpcisReads },
   { name: 'Migration0029Hardening', class: Migration0029Hardening },
+  { name: 'Migration0030TraceFast', class: Migration0030TraceFast },
   { name: 'Migration0032TagPlaceFromAnimal', class: Migration0032TagPlaceFromAnimal },
   { name: 'Migration0033StayUnitOfEstablishment', class: Migration0033StayUnitOfEstablishment },
   { name: 'Migration0036ScopeHolders', class: Migration0036ScopeHolders },
