@@ -38,7 +38,7 @@ const statuses = new Map<string, number>();
 let requests = 0;
 let retried = 0;
 
-/** POSTs to one instance, or to both at once (`twice`): every answer must be 2xx and, sent twice, carry the same id. */
+/** POSTs to one instance, or to both at once: every answer must be 2xx and, sent twice, carry the same id (else it is printed). The created record. */
 async function send(urls: string[], path: string, body: unknown, token: string): Promise<{ id: string } & Record<string, unknown>> {
   const once = async (url: string) => {
     for (;;) {
@@ -56,7 +56,9 @@ async function send(urls: string[], path: string, body: unknown, token: string):
   const replies = await Promise.all(urls.map(once));
   const ids = new Set(replies.map((r) => r.json.data?.id));
   if (replies.some((r) => r.status >= 300) || ids.size !== 1) console.log(`  ${path}: ${replies.map((r) => `${r.status} ${JSON.stringify(r.json).slice(0, 300)}`).join(' | ')}`);
-  return replies[0]!.json.data;
+  const created = replies.find((r) => r.status < 300);
+  if (!created) throw new Error(`${path}: no instance created it`);
+  return created.json.data;
 }
 
 async function tenant(service: Service, url: string, county: string, c: number): Promise<Tenant> {

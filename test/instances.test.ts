@@ -31,7 +31,7 @@ const either = (i: number) => (i % 2 ? b : a);
 const outcome = (r: Reply) => ({ status: r.status, error: r.body?.error, detail: r.body?.detail });
 const wrongLogin = (app: TestApp, email: string) => app.call('POST', '/api/login', { body: { str_email: email, str_password: 'not the password' } });
 
-onPostgres('migrations under an advisory lock', () => {
+onPostgres('migrations under an advisory lock (PostgreSQL only: a PGlite database belongs to one process)', () => {
   test('two instances started at once on a fresh database: both come up, the schema migrated once, one administrator', async () => {
     const base = new URL(process.env.DATABASE_URL!).pathname.slice(1);
     const fresh = await scratchDatabase(`${base}_instances`);
@@ -138,7 +138,7 @@ describe('reservations by quantity pick with FOR UPDATE SKIP LOCKED', () => {
   });
 });
 
-onPostgres('two instances on one database, requests alternating between them', () => {
+onPostgres('two instances on one database, requests alternating between them (PostgreSQL only: a PGlite database belongs to one process)', () => {
   test('the login throttle: failures at A and B add up to one count', async () => {
     const person = await makeUser(a);
     for (let i = 0; i < LIMIT; i++) expect((await wrongLogin(either(i), person.email)).status).toBe(401);
