@@ -83,6 +83,19 @@ describe('a create with a client id sent twice at once answers the same 201 twic
     }
   });
 
+  test('vehicles through GraphQL: both answers carry the one vehicle, no error', async () => {
+    const driver = await member(a, 'OWNER', undefined, 'TRANSPORTER');
+    const mutation = 'mutation ($input: VehicleCreateInput!) { createVehicle(input: $input) { id str_license_plate } }';
+    for (let round = 0; round < 4; round++) {
+      const input = vehicleBody({ id: randomUUID(), owner_id: driver.user.id });
+      const both = await Promise.all([a.graphql(mutation, { input }, driver.access), b.graphql(mutation, { input }, driver.access)]);
+      expect(both.map((r) => [r.body.errors, r.body.data?.createVehicle?.id])).toEqual([
+        [undefined, input.id],
+        [undefined, input.id],
+      ]);
+    }
+  });
+
   test('organizations and users', async () => {
     const owner = await member(a);
     for (let round = 0; round < 3; round++) {
