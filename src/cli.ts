@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createCore } from './core.js';
 import { migrate, openOrm } from './db/orm.js';
+import { oneStartAtATime } from './db/start-lock.js';
 import { hashPassword } from './identity/passwords.js';
 import { CountyImportError, importCountyFiles } from './places/county.import.js';
 import { verifyChain } from './shared/events.js';
@@ -28,7 +29,7 @@ async function main(): Promise<number> {
   const log = createLogger(config.LOG_LEVEL);
   const orm = await openOrm(config);
   try {
-    await migrate(orm);
+    await oneStartAtATime(config.DATABASE_URL, () => migrate(orm));
     const em = orm.em.fork();
     switch (command) {
       case 'migrate':

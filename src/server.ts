@@ -37,6 +37,7 @@ import { DomainError } from './shared/errors.js';
 import { checkInput } from './shared/input.js';
 import { callerOf, checkKey, idempotent, releaseDeadClaims } from './shared/idempotency.js';
 import { claimConnections } from './db/claims.js';
+import { oneStartAtATime } from './db/start-lock.js';
 import { clientIdOf, storeCreate, storedCreate } from './shared/create-replay.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
@@ -61,13 +62,15 @@ const KEEP_ALIVE_MS = 65_000;
 /** `clock`: the core's time (src/shared/clock.ts); tests pass one they hold. */
 export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL), clock: Clock = systemClock): Promise<Service> {
   const orm = await openOrm(config);
-  await migrate(orm);
-  await loadCountiesIfEmpty(orm.em.fork(), log);
   const db = await openDb(orm, config);
   const pool = await sharedPool(orm, config);
   const core = createCore(config, log, pool, clock);
+  await oneStartAtATime(config.DATABASE_URL, async () => {
+    await migrate(orm);
+    await loadCountiesIfEmpty(orm.em.fork(), log);
+    await ensureAdministrator(orm.em.fork(), core, config, log);
+  });
   const metrics = createMetrics(config, db, pool);
-  await ensureAdministrator(orm.em.fork(), core, config, log);
   await core.mailer.useDatabase((sql, params) => orm.em.fork().execute(sql, params));
   const claims = claimConnections(config);
   // PGlite belongs to this one process: no claim of an earlier run can still be running.

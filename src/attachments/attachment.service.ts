@@ -12,7 +12,6 @@ import { bodyHash, replayCreate } from '../shared/replay.js';
 import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage, type Scope } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
-import { lockClientId } from '../tags/field-work.js';
 import { Attachment } from './attachment.entity.js';
 import { ATTACHED_RECORDS, attachmentPolicy } from './attachment.policy.js';
 import { ATTACHMENT_SEARCH, attachmentSource, recordVisible } from './attachment.reader.js';
@@ -96,7 +95,6 @@ export class AttachmentService {
     try {
       return await em.transactional(async (tx) => {
         if (clientId) {
-          await lockClientId(tx, clientId);
           const replayed = await replayCreate(tx, Attachment, 'attachment', 'Attachment', 'ATTACHMENT_ADDED', clientId, hash, (r) => r.author_user_id === actor.userId);
           if (replayed) return replayed;
         }

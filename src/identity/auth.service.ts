@@ -88,12 +88,10 @@ export class AuthService {
     const account = user ? `user:${user.id}` : `login:${login}`;
     await this.throttle.admit(account, address);
     const ok = await verifyPassword(user?.password_hash ?? null, input.str_password!);
-    if (!user || !ok) {
-      await this.throttle.failed(account, address);
-      throw new DomainError('INVALID_CREDENTIALS', 'wrong login or password');
-    }
-    if (!user.ts_registration_confirmed_at) throw DomainError.forbidden('registration not confirmed');
+    // The attempt was counted by admit: a failure leaves it counted, the right password clears the count.
+    if (!user || !ok) throw new DomainError('INVALID_CREDENTIALS', 'wrong login or password');
     await this.throttle.succeeded(account, address);
+    if (!user.ts_registration_confirmed_at) throw DomainError.forbidden('registration not confirmed');
     return em.transactional(async (tx) => {
       const session = tx.create(AuthSession, { user_id: user.id });
       tx.persist(session);

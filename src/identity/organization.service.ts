@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
+import { bodyHash, replayCreate } from '../shared/replay.js';
 import { paged, toPage, type PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
@@ -55,14 +56,20 @@ export class OrganizationService {
     check.throwIfAny();
     if (input.owner_user_id && input.owner_user_id !== actor.userId && !actor.isAdmin) throw DomainError.forbidden('only administrators name another owner');
     const ownerId = input.owner_user_id ?? actor.userId;
+    // The owner is part of what was created: another caller sending the same body is not a replay.
+    const hash = bodyHash({ ...input, id: undefined, owner_user_id: ownerId });
     return em.transactional(async (tx) => {
+      if (input.id) {
+        const replayed = await replayCreate(tx, Organization, 'organization', 'Organization', 'ORGANIZATION_CREATED', input.id, hash, () => true);
+        if (replayed) return replayed;
+      }
       if (await tx.count(Organization, { str_document: document })) throw DomainError.conflict('str_document');
       if (!(await tx.count(User, { id: ownerId }))) throw DomainError.field('owner_user_id', 'no such user');
       const org = tx.create(Organization, { ...(input.id ? { id: input.id } : {}), str_name: input.str_name!.trim(), str_document: document });
       tx.persist(org);
       tx.persist(tx.create(Membership, { user_id: ownerId, organization_id: org.id, str_role: 'OWNER' }));
       await tx.flush();
-      await appendEvent(tx, { type: 'ORGANIZATION_CREATED', recordType: 'Organization', recordId: org.id, actorId: actor.userId, payload: { str_name: org.str_name, str_document: document, owner_user_id: ownerId } });
+      await appendEvent(tx, { type: 'ORGANIZATION_CREATED', recordType: 'Organization', recordId: org.id, actorId: actor.userId, payload: { str_name: org.str_name, str_document: document, owner_user_id: ownerId, body_hash: hash } });
       return org;
     });
   }

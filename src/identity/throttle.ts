@@ -30,24 +30,32 @@ export class LoginThrottle {
     this.perAddress = make('addr', limits.perAddress);
   }
 
-  /** Refuses before any password is checked when either budget is spent; spends one address point. */
+  /**
+   * Counts this attempt against the account (and the address) before any password is checked, in
+   * one atomic step of the store: parallel guesses, on one instance or several, cannot all read a
+   * count below the limit. Refuses once either budget is spent. A success clears the account's count.
+   */
   async admit(account: string, address: string): Promise<void> {
-    const blocked = await this.perAccount.get(keyOf(account, address));
-    if (blocked && blocked.remainingPoints <= 0) throw limited(blocked);
-    try {
-      await this.perAddress.consume(bounded(address));
-    } catch (res) {
-      if (res instanceof RateLimiterRes) throw limited(res);
-      throw res;
-    }
-  }
-
-  async failed(account: string, address: string): Promise<void> {
-    await this.perAccount.penalty(keyOf(account, address), 1);
+    const key = keyOf(account, address);
+    await spend(this.perAccount, key);
+    // Refused for its address: the account's point was not an attempt at the password.
+    await spend(this.perAddress, bounded(address)).catch(async (err: unknown) => {
+      await this.perAccount.reward(key, 1);
+      throw err;
+    });
   }
 
   async succeeded(account: string, address: string): Promise<void> {
     await this.perAccount.delete(keyOf(account, address));
+  }
+}
+
+async function spend(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (res) {
+    if (res instanceof RateLimiterRes) throw limited(res);
+    throw res;
   }
 }
 

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
+import { bodyHash, replayCreate } from '../shared/replay.js';
 import type { PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
@@ -81,7 +82,13 @@ export class UserService {
     check.throwIfAny();
     const role = (input.str_role as Role | undefined) ?? 'OPERATOR';
     if (role === 'OWNER' && !actor.isAdmin && actor.role !== 'OWNER') throw DomainError.forbidden('only an owner grants the OWNER role');
+    const hash = bodyHash({ ...input, id: undefined });
     const { user, deliver } = await em.transactional(async (tx) => {
+      if (input.id) {
+        // A replay mails nothing: the first create invited the user.
+        const replayed = await replayCreate(tx, User, '"user"', 'User', 'USER_CREATED', input.id, hash, (r) => r.organization_id === actor.organizationId);
+        if (replayed) return { user: replayed, deliver: async () => undefined };
+      }
       await this.assertUnique(tx, email, document);
       const user = tx.create(User, {
         ...(input.id ? { id: input.id } : {}),
@@ -97,7 +104,7 @@ export class UserService {
       if (actor.organizationId) tx.persist(tx.create(Membership, { user_id: user.id, organization_id: actor.organizationId, str_role: role }));
       const deliver = this.auth.inviteToConfirm(tx, user);
       await tx.flush();
-      await appendEvent(tx, { type: 'USER_CREATED', recordType: 'User', recordId: user.id, actorId: actor.userId, payload: { str_email: email, str_document: document, organization_id: actor.organizationId, str_role: actor.organizationId ? role : null } });
+      await appendEvent(tx, { type: 'USER_CREATED', recordType: 'User', recordId: user.id, actorId: actor.userId, payload: { str_email: email, str_document: document, organization_id: actor.organizationId, str_role: actor.organizationId ? role : null, body_hash: hash } });
       return { user, deliver };
     });
     await deliver();

@@ -10,7 +10,7 @@ import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
 import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
-import { operatorFor, lockClientId, trimmedOrNull } from '../tags/field-work.js';
+import { operatorFor, trimmedOrNull } from '../tags/field-work.js';
 import { checkReads, EGRESS_READS, removeRead, resolveReads, storeReads, type ReadInput } from './animal-reads.js';
 import { AnimalsEgress } from './animals-egress.entity.js';
 import { finishEgress, cancelEgress } from './animals-egress.finish.js';
@@ -55,7 +55,6 @@ export class AnimalsEgressService {
     const id = input.id?.toLowerCase();
     return em.transactional(async (tx) => {
       if (id) {
-        await lockClientId(tx, id);
         const replayed = await replayCreate(tx, AnimalsEgress, 'animals_egress', 'AnimalsEgress', 'ANIMALS_EGRESS_CREATED', id, hash, (r) => r.from_control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }

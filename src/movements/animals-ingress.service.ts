@@ -9,7 +9,7 @@ import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
 import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
-import { lockClientId, operatorFor, trimmedOrNull } from '../tags/field-work.js';
+import { operatorFor, trimmedOrNull } from '../tags/field-work.js';
 import { checkReads, INGRESS_READS, removeRead, resolveReads, storeReads, type Read as AnimalRead, type ReadInput } from './animal-reads.js';
 import { AnimalsIngress } from './animals-ingress.entity.js';
 import { finishIngress } from './animals-ingress.finish.js';
@@ -54,7 +54,6 @@ export class AnimalsIngressService {
     const id = input.id?.toLowerCase();
     return em.transactional(async (tx) => {
       if (id) {
-        await lockClientId(tx, id);
         const replayed = await replayCreate(tx, AnimalsIngress, 'animals_ingress', 'AnimalsIngress', 'ANIMALS_INGRESS_CREATED', id, hash, (r) => r.to_control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }

@@ -13,7 +13,7 @@ import { bodyHash, replayCreate } from '../shared/replay.js';
 import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
-import { lockClientId, trimmedOrNull } from '../tags/field-work.js';
+import { trimmedOrNull } from '../tags/field-work.js';
 import { REPORT_EFFECTS, animalNotReportable, applyClose, applyReport, type AnimalRow } from './occurrence.effects.js';
 import { Occurrence } from './occurrence.entity.js';
 import { occurrencePolicy } from './occurrence.policy.js';
@@ -72,7 +72,6 @@ export class OccurrenceService {
     const hash = bodyHash({ ...input, id: undefined });
     return em.transactional(async (tx) => {
       if (input.id) {
-        await lockClientId(tx, input.id);
         const replayed = await replayCreate(tx, Occurrence, 'occurrence', 'Occurrence', 'OCCURRENCE_REPORTED', input.id, hash, (r) => r.control_unit_id === at.unit.id);
         if (replayed) return replayed;
       }

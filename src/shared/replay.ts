@@ -25,9 +25,23 @@ export function stable(value: unknown): unknown {
 export const bodyHash = (body: unknown): string => createHash('sha256').update(JSON.stringify(stable(body)) ?? 'null').digest('hex');
 
 /**
+ * Serializes creates that carry the same client ids until commit, on one instance or several: a
+ * device sending the same record twice at once gets the replay, not a CONFLICT or a state error
+ * from the first send's changes. Taken in id order, so two creates naming overlapping ids never
+ * deadlock; one statement however many.
+ */
+export async function lockClientIds(tx: EntityManager, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await tx.execute(
+    `select count(pg_advisory_xact_lock(hashtextextended('client-id:' || id, 0))) from (select distinct value as id from jsonb_array_elements_text(?::jsonb) order by 1) ids`,
+    [JSON.stringify(ids)],
+  );
+}
+
+/**
  * The stored record when this create is a replay of an earlier one (same client id, same body,
  * same owner); CONFLICT when the id is taken otherwise; null when the id is new. The created
- * event's payload carries `body_hash`.
+ * event's payload carries `body_hash`. The id stays locked until commit (`lockClientIds`).
  */
 export async function replayCreate<T extends object>(
   tx: EntityManager,
@@ -39,6 +53,7 @@ export async function replayCreate<T extends object>(
   hash: string,
   sameOwner: (row: Record<string, unknown>) => boolean,
 ): Promise<T | null> {
+  await lockClientIds(tx, [id]);
   const rows = await tx.execute<Record<string, unknown>[]>(`select * from ${table} where id = ?`, [id]);
   const events = await tx.execute<{ str_payload: string }[]>(`select str_payload from event where str_record_type = ? and record_id = ? and str_type = ? order by seq limit 1`, [recordType, id, createdEvent]);
   if (!rows.length && !events.length) return null;
@@ -50,11 +65,12 @@ export async function replayCreate<T extends object>(
 /**
  * For the client-chosen ids of nested create items (reservations of one request, animals of an
  * identification): which are taken, and the body hash each one's created event carries, in one
- * statement however many. An id absent from the map is new.
+ * statement however many (and one to lock them until commit). An id absent from the map is new.
  */
 export async function storedCreates(tx: EntityManager, table: string, recordType: string, createdEvent: string, ids: string[]): Promise<Map<string, { exists: boolean; hash: string | null }>> {
   const found = new Map<string, { exists: boolean; hash: string | null }>();
   if (!ids.length) return found;
+  await lockClientIds(tx, ids);
   const rows = await tx.execute<{ id: string; exists: boolean; str_payload: string | null }[]>(
     `select x.id, exists (select 1 from ${table} r where r.id = x.id) as exists,
         (select e.str_payload from event e where e.str_record_type = ? and e.record_id = x.id and e.str_type = ? order by e.seq limit 1) as str_payload

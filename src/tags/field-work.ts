@@ -14,12 +14,4 @@ export async function operatorFor(tx: EntityManager, actor: Actor, work: WorkUni
   return operatorId;
 }
 
-/**
- * Serializes creates that carry the same client id until commit, so a device sending the same
- * record twice at once gets the replay, not a state error from the first send's changes.
- */
-export async function lockClientId(tx: EntityManager, id: string): Promise<void> {
-  await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`client-id:${id}`]);
-}
-
 export const trimmedOrNull = (v: string | null | undefined): string | null => (typeof v === 'string' ? v.trim() || null : null);

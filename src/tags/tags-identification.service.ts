@@ -8,7 +8,7 @@ import { epcisStep } from '../shared/epcis-step.js';
 import { appendEvents, type EventInput, type Subject } from '../shared/events.js';
 import { newId } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
-import { bodyHash, replayCreate } from '../shared/replay.js';
+import { bodyHash, lockClientIds, replayCreate } from '../shared/replay.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
 import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
@@ -82,6 +82,8 @@ export class TagsIdentificationService {
     const ids = animals.filter((a) => a.clientId).map((a) => a.id);
     const rods = animals.map((a) => a.str_rod_code).filter((v): v is string => Boolean(v));
     if (!ids.length && !rods.length) return null;
+    // The same animals sent twice at once: the second waits for the first and then replays it.
+    await lockClientIds(tx, ids);
     const rows = await tx.execute<{ id: string; str_rod_code: string | null; tags_identification_id: string | null }[]>(
       `select id, str_rod_code, tags_identification_id from animal
         where id in (select value::uuid from jsonb_array_elements_text(?::jsonb)) or str_rod_code in (select value from jsonb_array_elements_text(?::jsonb))`,

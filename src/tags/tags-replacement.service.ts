@@ -14,7 +14,7 @@ import { tagsReplacementSource } from './tag-operations.reader.js';
 import { Checker } from '../shared/validation.js';
 import { boxEvents, settleBoxes } from './box-stock.js';
 import { settleReservations } from './reservations-used.js';
-import { lockClientId, operatorFor, trimmedOrNull } from './field-work.js';
+import { operatorFor, trimmedOrNull } from './field-work.js';
 import { REPLACEMENT_REASONS, TAG_TRANSITIONS, tagStateError } from './tag.rules.js';
 import { lockTagsAt, tagRef, type LockedTag, type TagRef } from './tag-refs.js';
 import { TagsReplacement } from './tags-replacement.entity.js';
@@ -86,7 +86,6 @@ export class TagsReplacementService {
     const hash = bodyHash({ ...input, id: undefined });
     return em.transactional(async (tx) => {
       if (input.id) {
-        await lockClientId(tx, input.id);
         const replayed = await replayCreate(tx, TagsReplacement, 'tags_replacement', 'TagsReplacement', 'TAGS_REPLACEMENT_CREATED', input.id, hash, (r) => r.control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }

@@ -166,13 +166,14 @@ export class TagsReservationService {
     }
     if (counted.length) {
       // Each unit's lowest available codes are handed out in body order: a unit's k-th item takes the rows after those of the items before it.
+      // Locked as picked, skipping those another reservation holds: parallel reservations at one unit take the next free codes instead of the same ones.
       const rows = await tx.execute<CodeRuns[]>(
         `with x as (select * from jsonb_to_recordset(?::jsonb) as x(id uuid, unit uuid, qty int, ord int)),
               wanted as (select id, unit, qty, coalesce(sum(qty) over (partition by unit order by ord rows between unbounded preceding and 1 preceding), 0) as start from x),
               totals as (select unit, sum(qty)::int as total from x group by unit),
               lowest as (select p.id, totals.unit, row_number() over (partition by totals.unit order by p.str_code) as rn
                            from totals cross join lateral (select t.id, t.str_code from tag t where t.last_control_unit_id = totals.unit and t.str_status = 'AVAILABLE'
-                                                           order by t.str_code limit totals.total) p),
+                                                           order by t.str_code limit totals.total for update of t skip locked) p),
               upd as (update tag t set str_status = 'RESERVED', tags_reservation_id = w.id, ts_updated_at = now()
                         from lowest l join wanted w on w.unit = l.unit and l.rn > w.start and l.rn <= w.start + w.qty
                        where t.id = l.id and t.str_status = 'AVAILABLE'

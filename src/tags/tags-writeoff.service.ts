@@ -15,7 +15,7 @@ import { tagsWriteoffSource } from './tag-operations.reader.js';
 import { Checker } from '../shared/validation.js';
 import { boxEvents, settleBoxes } from './box-stock.js';
 import { settleReservations } from './reservations-used.js';
-import { lockClientId, operatorFor, trimmedOrNull } from './field-work.js';
+import { operatorFor, trimmedOrNull } from './field-work.js';
 import { TAG_TRANSITIONS, WRITEOFF_REASONS, tagStateError, type WriteoffReason } from './tag.rules.js';
 import { lockTagsAt, tagRef, type LockedTag, type TagRef } from './tag-refs.js';
 import { TagsWriteoff } from './tags-writeoff.entity.js';
@@ -83,7 +83,6 @@ export class TagsWriteoffService {
     const hash = bodyHash({ ...input, id: undefined });
     return em.transactional(async (tx) => {
       if (input.id) {
-        await lockClientId(tx, input.id);
         const replayed = await replayCreate(tx, TagsWriteoff, 'tags_writeoff', 'TagsWriteoff', 'TAGS_WRITEOFF_CREATED', input.id, hash, (r) => r.control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }

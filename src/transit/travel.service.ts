@@ -11,7 +11,7 @@ import { bodyHash, replayCreate } from '../shared/replay.js';
 import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
-import { lockClientId, trimmedOrNull } from '../tags/field-work.js';
+import { trimmedOrNull } from '../tags/field-work.js';
 import { workUnit } from '../tags/tags.policy.js';
 import { Travel } from './travel.entity.js';
 import { checkTravelInput, deviceTime, position, type TravelFinishInput, type TravelInput, type TravelStartInput } from './travel.input.js';
@@ -67,7 +67,6 @@ export class TravelService {
     const id = input.id?.toLowerCase();
     return em.transactional(async (tx) => {
       if (id) {
-        await lockClientId(tx, id);
         const replayed = await replayCreate(tx, Travel, 'travel', 'Travel', 'TRAVEL_CREATED', id, hash, (r) => r.from_control_unit_id === work.unit.id);
         if (replayed) return replayed;
       }
