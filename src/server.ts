@@ -29,6 +29,7 @@ import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';
 import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
+import { openReplicas, type Replicas } from './db/replicas.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import { loadCountiesIfEmpty } from './places/county.autoload.js';
 import type { Actor } from './identity/actor.js';
@@ -46,6 +47,8 @@ export interface Service {
   app: Koa;
   orm: Orm;
   db: Db;
+  /** The readers' replicas (DATABASE_REPLICA_URLS), null without any. */
+  replicas: Replicas | null;
   core: Core;
   schema: GraphQLSchema;
   log: Logger;
@@ -63,8 +66,11 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const orm = await openOrm(config);
   await migrate(orm);
   await loadCountiesIfEmpty(orm.em.fork(), log);
-  const db = await openDb(orm, config);
+  const primary = await openDb(orm, config);
   const pool = await sharedPool(orm, config);
+  const replicas = await openReplicas(config, primary, pool, log);
+  // Readers through the replicas when there are any; the primary otherwise.
+  const db = replicas?.db ?? primary;
   const core = createCore(config, log, pool, clock);
   const metrics = createMetrics(config, db, pool);
   await ensureAdministrator(orm.em.fork(), core, config, log);
@@ -219,14 +225,25 @@ export async function createService(config: Config, log: Logger = createLogger(c
       const [scheme, token] = header.split(' ');
       try {
         if (scheme?.toLowerCase() !== 'bearer' || !token) throw DomainError.unauthenticated('Authorization must be "Bearer <token>"');
-        actor = await core.auth.authenticate(db, token);
+        // On the primary: a revoked session is refused at once, whatever a replica has replayed.
+        actor = await core.auth.authenticate(primary, token);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         authError = err;
       }
     }
     ctx.state.gql = createContext({ core, db, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip }, () => orm.em.fork());
-    await next();
+    if (!replicas) return next();
+    // Read-your-writes: a user's writes by user; an anonymous write (a sign-up, a login) by client
+    // address, which the user's first requests then also wait for.
+    const address = `address:${ctx.ip}`;
+    const reader = { keys: actor ? [`user:${actor.userId}`, address] : [address], writeKeys: actor ? [`user:${actor.userId}`] : [address], wrote: false };
+    requestScope.getStore()!.reader = reader;
+    try {
+      await next();
+    } finally {
+      if (reader.wrote) await replicas.noteWrite(reader.writeKeys);
+    }
   });
 
   const graphqlRouter = new Router();
@@ -291,6 +308,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     app,
     orm,
     db,
+    replicas,
     core,
     schema,
     log,
@@ -322,6 +340,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
       }
       await apollo.stop();
       await claims?.close();
+      await replicas?.close();
       core.mailer.stop();
       await orm.close();
     },

@@ -8,6 +8,11 @@ export interface RequestScope {
   texts?: string[];
   /** Work a request would otherwise repeat, by key (the trace's stored answer, read by every page of a CSV export). */
   memo?: Map<string, unknown>;
+  /**
+   * With replicas (src/db/replicas.ts): whose writes the request's reads must see (`keys`), under
+   * which keys its own writes are noted, and whether it committed one since its last read.
+   */
+  reader?: { keys: string[]; writeKeys: string[]; wrote: boolean };
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
