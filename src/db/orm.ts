@@ -11,7 +11,7 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import type { Config } from '../config.js';
 import { entities } from './entities.js';
 import { migrationsList } from './migrations/index.js';
-import { requestScope } from '../shared/request-scope.js';
+import { requestScope, unscopedWrites } from '../shared/request-scope.js';
 import { escapeLiteral, pgDb, pgliteDb, type Db } from './sql.js';
 
 export { escapeLiteral };
@@ -42,8 +42,10 @@ function common() {
 
 const commitsMarkTheRequest: EventSubscriber = {
   afterTransactionCommit(args) {
-    const reader = requestScope.getStore()?.reader;
-    if (reader && !args.transaction?.savepointName) reader.wrote = true;
+    if (args.transaction?.savepointName) return;
+    const scope = requestScope.getStore();
+    if (!scope) unscopedWrites.wrote = true;
+    else if (scope.reader) scope.reader.wrote = true;
   },
 };
 

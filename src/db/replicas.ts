@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
-import { requestScope } from '../shared/request-scope.js';
+import { requestScope, unscopedWrites } from '../shared/request-scope.js';
 import { sessionOptions } from './orm.js';
 import { pgDb, type Db, type Query, type Tuples } from './sql.js';
 
@@ -10,6 +10,9 @@ import { pgDb, type Db, type Query, type Tuples } from './sql.js';
 const POLL_MS = 200;
 /** A bulk read waiting for a replica to replay its caller's write looks again this often. */
 const CATCH_UP_POLL_MS = 20;
+
+/** The key of the commits made outside any request. */
+const UNSCOPED = 'unscoped';
 
 /** A WAL position ('16/B374D848') as a number to compare. */
 export function lsnOf(text: string): bigint {
@@ -19,12 +22,12 @@ export function lsnOf(text: string): bigint {
 
 /**
  * A replica's failure, not the statement's: the connection (08, 57P0x, no code: refused, reset),
- * its resources (53), a read cancelled by the replay (40001), a statement that wrote (25006: a
- * reader that must not be one). The same statement then runs on the primary.
+ * its resources (53), a read cancelled by the replay (40001), a statement that wrote (25006) or
+ * read an unlogged table (0A000), which only the primary has. The same statement then runs on the primary.
  */
 function replicaFailure(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return typeof code !== 'string' || /^(08|53|57|58|XX|40001|25006)/.test(code) || code.startsWith('E');
+  return typeof code !== 'string' || /^(08|53|57|58|XX|40001|25006|0A000)/.test(code) || code.startsWith('E');
 }
 
 interface Replica {
@@ -60,6 +63,7 @@ export class Replicas {
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
   private next = 0;
+  private unscopedNoting: Promise<void> | null = null;
   readonly db: Db;
 
   constructor(
@@ -160,13 +164,21 @@ export class Replicas {
 
   /** The WAL position the request's caller must see: its last commit, noted now if it wrote in this request. */
   private async needed(): Promise<bigint> {
+    if (unscopedWrites.wrote) {
+      unscopedWrites.wrote = false;
+      this.unscopedNoting = this.noteWrite([UNSCOPED]);
+    }
+    await this.unscopedNoting;
+    const unscoped = this.written.get(UNSCOPED)?.lsn ?? 0n;
     const scope = requestScope.getStore()?.reader;
-    if (!scope) return 0n;
+    if (!scope) return unscoped;
+    // The reads a request runs side by side (its loaders) all wait for the one noting.
     if (scope.wrote) {
       scope.wrote = false;
-      await this.noteWrite(scope.writeKeys);
+      scope.noting = this.noteWrite(scope.writeKeys);
     }
-    let lsn = 0n;
+    await scope.noting;
+    let lsn = unscoped;
     for (const key of scope.keys) {
       const w = this.written.get(key);
       if (w && w.lsn > lsn) lsn = w.lsn;
