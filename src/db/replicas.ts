@@ -11,6 +11,8 @@ const POLL_MS = 200;
 /** A bulk read waiting for a replica to replay its caller's write looks again this often. */
 const CATCH_UP_POLL_MS = 20;
 
+/** A position no replica reaches: reads go to the primary. */
+const UNREACHABLE = 2n ** 64n;
 /** The key of the commits made outside any request. */
 const UNSCOPED = 'unscoped';
 
@@ -114,9 +116,15 @@ export class Replicas {
 
   /** Notes the primary's WAL position after a commit of the request's caller (see the ORM's subscriber in orm.ts). */
   async noteWrite(keys: readonly string[]): Promise<void> {
-    const { rows: [row] } = await this.primaryPool.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+    let lsn = UNREACHABLE;
+    try {
+      const { rows: [row] } = await this.primaryPool.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+      lsn = lsnOf(row!.lsn);
+    } catch (err) {
+      // Unknown: the caller reads the primary until the note expires.
+      this.log.warn({ err }, 'replicas: the primary did not answer its WAL position after a commit');
+    }
     const at = Date.now();
-    const lsn = lsnOf(row!.lsn);
     for (const key of keys) this.written.set(key, { lsn, at });
   }
 
@@ -150,7 +158,7 @@ export class Replicas {
       for (const s of this.samples) if (r.replayed !== null && s.lsn <= r.replayed) caughtUpTo = s.at;
       r.lagMs = caughtUpTo === null ? Infinity : Math.max(0, now - caughtUpTo);
       if (!wasUp && r.replayed !== null) this.log.info({ replica: redact(r.url) }, 'replica up');
-      if (r.replayed === null) this.log.warn({ replica: redact(r.url) }, 'replica is not in recovery: not used');
+      if (wasUp && r.replayed === null) this.log.warn({ replica: redact(r.url) }, 'replica is no longer in recovery (promoted?): not used');
     } catch (err) {
       this.down(r, err);
     }
