@@ -72,7 +72,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // Readers through the replicas when there are any; the primary otherwise.
   const db = replicas?.db ?? primary;
   const core = createCore(config, log, pool, clock);
-  const metrics = createMetrics(config, db, pool);
+  const metrics = createMetrics(config, db, pool, replicas);
   await ensureAdministrator(orm.em.fork(), core, config, log);
   await core.mailer.useDatabase((sql, params) => orm.em.fork().execute(sql, params));
   const claims = claimConnections(config);

@@ -70,6 +70,10 @@ withReplica('readers on a replica', () => {
     const read = await app.call('GET', `/api/organizations/${orgId}`, { token: session.access });
     expect(read.status).toBe(200);
     expect(read.body.data.str_name).toBe(name);
+    // Operators see it too: the replica up, and reads counted where they ran.
+    const metrics = await fetch(`${app.url}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(/^db_replica_up\{replica="[^"]+"\} 1$/m);
+    expect(Number(/^db_reader_statements_total\{on="replica"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
     await resume();
     await app.service.replicas!.settle();
     const again = await app.call('GET', `/api/organizations/${orgId}`, { token: session.access });

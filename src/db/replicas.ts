@@ -66,6 +66,7 @@ export class Replicas {
   private polling: Promise<void> | null = null;
   private next = 0;
   private unscopedNoting: Promise<void> | null = null;
+  private readonly ran = { replica: 0, primary: 0 };
   readonly db: Db;
 
   constructor(
@@ -95,6 +96,11 @@ export class Replicas {
     if (this.timer) clearInterval(this.timer);
     await this.polling;
     await Promise.all(this.replicas.map((r) => r.pool.end()));
+  }
+
+  /** Readers' statements so far, by where they ran (/metrics). */
+  counts(): { replica: number; primary: number } {
+    return { ...this.ran };
   }
 
   /** Each replica's state, for /metrics and the tests. */
@@ -239,16 +245,23 @@ export class Replicas {
     return { rows: (q) => marked(primary.rows(q)), tuples: (q) => marked(primary.tuples(q)), csv: (q) => primary.csv(q) };
   }
 
+  private onPrimary<T>(query: (db: Db) => Promise<T>): Promise<T> {
+    this.ran.primary++;
+    return query(this.primary);
+  }
+
   private routed(mode: 'read' | 'bulk'): Db {
     const run = async <T>(query: (db: Db) => Promise<T>): Promise<T> => {
       const replica = await this.choose(mode);
-      if (!replica) return query(this.primary);
+      if (!replica) return this.onPrimary(query);
       try {
-        return await query(replica.db);
+        const result = await query(replica.db);
+        this.ran.replica++;
+        return result;
       } catch (err) {
         if (!replicaFailure(err)) throw err;
         this.down(replica, err);
-        return query(this.primary);
+        return this.onPrimary(query);
       }
     };
     return {
