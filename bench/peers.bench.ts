@@ -57,6 +57,7 @@
  * raw in turn, DURATION seconds each with CONNECTIONS connections. Prints req/s (over all rounds),
  * p50 and p99 (median of the rounds' figures) and the service's ratios to the peers.
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peers
+ * (BENCH_REPLICA_URL=postgres://…:5433/postgres adds `replica`: the service with its reads on that streaming replica.)
  * (BENCH_ROUNDS, BENCH_DURATION, BENCH_CONNECTIONS to change the measurement.)
  */
 import 'reflect-metadata';
@@ -74,7 +75,7 @@ import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { jsonPgSmartTags } from 'postgraphile/utils';
 import { loadConfig } from '../src/config.js';
 import { Tokens } from '../src/identity/tokens.js';
-import type { Service } from '../src/server.js';
+import { createService, type Service } from '../src/server.js';
 import { BENCH_ENV, benchCounties, benchHerd, benchOwner, exitWhenDone, onPostgres, serve, signIn } from './support.js';
 
 const ORGANIZATIONS = 10;
@@ -698,8 +699,13 @@ function benches(animalId: string): Bench[] {
 // ---------------------------------------------------------------------------------------------
 // Check, count, measure.
 
+/** `replica`: a second service on the same database whose readers use a streaming replica (BENCH_REPLICA_URL). */
+type TargetName = ServerName | 'replica';
+
 interface Target {
-  name: ServerName;
+  name: TargetName;
+  /** Whose forms of the requests it answers. */
+  forms: ServerName;
   url: string;
   /** Statements of the last request: the service's header, or the peer's counter. */
   counter: Counter | null;
@@ -727,9 +733,9 @@ async function check(targets: Target[], list: Bench[], token: string): Promise<v
   const problems: string[] = [];
   console.log('\n  check (one request each): rows per server, then whether the ids match the service\'s');
   for (const bench of list) {
-    const shapes = new Map<ServerName, Shape>();
+    const shapes = new Map<TargetName, Shape>();
     for (const target of targets) {
-      const form = bench.forms[target.name];
+      const form = bench.forms[target.forms];
       const res = await call(target, form, token);
       if (res.status !== 200 || res.json?.errors) {
         problems.push(`${bench.title} — ${target.name}: ${res.status} ${JSON.stringify(res.json).slice(0, 400)}`);
@@ -779,7 +785,7 @@ async function countStatements(targets: Target[], list: Bench[], token: string):
   for (const [i, bench] of list.entries()) {
     for (const target of targets) {
       const before = target.counter ? { ...target.counter } : null;
-      const res = await call(target, bench.forms[target.name], token);
+      const res = await call(target, bench.forms[target.forms], token);
       if (res.status !== 200) throw new Error(`${bench.title} — ${target.name}: ${res.status} while counting statements`);
       const all = target.counter && before ? target.counter.all - before.all : Number(res.sql);
       const envelope = target.counter && before ? target.counter.envelope - before.envelope : 0;
@@ -828,13 +834,13 @@ function machineLoad(when: string): void {
 async function measure(targets: Target[], list: Bench[], token: string): Promise<Map<string, Figures>> {
   machineLoad('before measuring');
   console.log(`\n  warm-up: ${WARM_UP} s per request and server; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn, ${DURATION} s each, ${CONNECTIONS} connections`);
-  for (const bench of list) for (const target of targets) await load(target, bench.forms[target.name], token, WARM_UP);
+  for (const bench of list) for (const target of targets) await load(target, bench.forms[target.forms], token, WARM_UP);
   const figures = new Map<string, Figures>();
   for (let round = 1; round <= ROUNDS; round++) {
     const started = performance.now();
     for (const [i, bench] of list.entries()) {
       for (const target of targets) {
-        const r = await load(target, bench.forms[target.name], token, DURATION);
+        const r = await load(target, bench.forms[target.forms], token, DURATION);
         const f = figures.get(`${i}/${target.name}`) ?? { requests: 0, seconds: 0, rps: [], p50: [], p99: [], non2xx: 0, errors: 0 };
         f.requests += r.requests.total;
         f.seconds += r.duration;
@@ -895,12 +901,15 @@ async function run(service: Service, databaseUrl: string): Promise<void> {
   const postgraphileServer = await startPostGraphile(databaseUrl, tokens, pglCounter);
   console.log(`  PostGraphile ready (schema built from the database) in ${(performance.now() - startedAt).toFixed(0)} ms`);
   const raw = await startRaw(databaseUrl, tokens, rawCounter);
+  const onReplica = await replicaService(databaseUrl);
   try {
     const targets: Target[] = [
-      { name: 'service', url: serviceUrl, counter: null },
-      { name: 'PostGraphile', url: postgraphileServer.url, counter: pglCounter },
-      { name: 'raw', url: raw.url, counter: rawCounter },
+      { name: 'service', forms: 'service', url: serviceUrl, counter: null },
+      ...(onReplica ? [{ name: 'replica' as const, forms: 'service' as const, url: onReplica.url, counter: null }] : []),
+      { name: 'PostGraphile', forms: 'PostGraphile', url: postgraphileServer.url, counter: pglCounter },
+      { name: 'raw', forms: 'raw', url: raw.url, counter: rawCounter },
     ];
+    await onReplica?.service.replicas!.settle();
     const list = benches(owner.animalId);
     await check(targets, list, token);
     const statements = await countStatements(targets, list, token);
@@ -909,7 +918,24 @@ async function run(service: Service, databaseUrl: string): Promise<void> {
   } finally {
     await postgraphileServer.close();
     await raw.close();
+    await onReplica?.service.close();
   }
+}
+
+/**
+ * BENCH_REPLICA_URL (a streaming replica of DATABASE_URL's server, e.g. `.ci/replica`'s): a second
+ * service on the scratch database whose readers go to the replica's copy of it (issue 25's
+ * bench:scale, read part). On one machine the replica shares the CPU with the primary: the
+ * figure shows what routing costs, not what a replica on its own machine adds.
+ */
+async function replicaService(databaseUrl: string): Promise<{ service: Service; url: string } | null> {
+  const base = process.env.BENCH_REPLICA_URL;
+  if (!base) return null;
+  const replica = new URL(base);
+  replica.pathname = new URL(databaseUrl).pathname;
+  const service = await createService(loadConfig({ ...BENCH_ENV, DATA_DIR: ':memory:', DATABASE_URL: databaseUrl, DATABASE_REPLICA_URLS: replica.toString() }));
+  if (!service.replicas?.status()[0]?.up) throw new Error(`BENCH_REPLICA_URL: ${replica.toString()} is not a replica that answers`);
+  return { service, url: await serve(service) };
 }
 
 async function main(): Promise<void> {

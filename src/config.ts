@@ -38,6 +38,14 @@ const schema = z.object({
   /** With DATA_DIR :memory:, a PGlite data directory image (`dumpDataDir`'s tarball) the database starts from; migrations still run on top. */
   PGLITE_IMAGE: z.string().optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Streaming replicas of DATABASE_URL, comma-separated: readers go to them (docs/decisions/replicas.md). */
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((u) => u.trim()).filter(Boolean))
+    .refine((urls) => urls.every((u) => /^postgres(ql)?:\/\/[^\s]+$/.test(u) && URL.canParse(u)), 'each must be a postgres:// URL'),
+  /** A replica further behind the primary than this (ms) is skipped; a bulk read waits at most this for its caller's write to be replayed. */
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(600000).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_ISSUER: z.string().default('livestock-traceability'),
@@ -139,6 +147,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (c.GRAPHQL_IDE && !introspection) {
     throw new ConfigError('Invalid configuration:\n  GRAPHQL_IDE: needs GRAPHQL_INTROSPECTION (the IDE reads the schema by introspection)');
+  }
+  if (c.DATABASE_REPLICA_URLS.length && !c.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  DATABASE_REPLICA_URLS: replicas need DATABASE_URL (PGlite has none)');
   }
   const inMemory = c.DATA_DIR === ':memory:' || c.DATA_DIR === 'memory://';
   if (c.PGLITE_IMAGE && (c.DATABASE_URL || !inMemory)) {

@@ -29,6 +29,7 @@ import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';
 import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
+import { openReplicas, type Replicas } from './db/replicas.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import { loadCountiesIfEmpty } from './places/county.autoload.js';
 import type { Actor } from './identity/actor.js';
@@ -47,6 +48,8 @@ export interface Service {
   app: Koa;
   orm: Orm;
   db: Db;
+  /** The readers' replicas (DATABASE_REPLICA_URLS), null without any. */
+  replicas: Replicas | null;
   core: Core;
   schema: GraphQLSchema;
   log: Logger;
@@ -62,15 +65,18 @@ const KEEP_ALIVE_MS = 65_000;
 /** `clock`: the core's time (src/shared/clock.ts); tests pass one they hold. */
 export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL), clock: Clock = systemClock): Promise<Service> {
   const orm = await openOrm(config);
-  const db = await openDb(orm, config);
+  const primary = await openDb(orm, config);
   const pool = await sharedPool(orm, config);
+  const replicas = await openReplicas(config, primary, pool, log);
+  // Readers through the replicas when there are any; the primary otherwise.
+  const db = replicas?.db ?? primary;
   const core = createCore(config, log, pool, clock);
   await oneStartAtATime(config.DATABASE_URL, async () => {
     await migrate(orm);
     await loadCountiesIfEmpty(orm.em.fork(), log);
     await ensureAdministrator(orm.em.fork(), core, config, log);
   });
-  const metrics = createMetrics(config, db, pool);
+  const metrics = createMetrics(config, db, pool, replicas);
   await core.mailer.useDatabase((sql, params) => orm.em.fork().execute(sql, params));
   const claims = claimConnections(config);
   // PGlite belongs to this one process: no claim of an earlier run can still be running.
@@ -222,14 +228,25 @@ export async function createService(config: Config, log: Logger = createLogger(c
       const [scheme, token] = header.split(' ');
       try {
         if (scheme?.toLowerCase() !== 'bearer' || !token) throw DomainError.unauthenticated('Authorization must be "Bearer <token>"');
-        actor = await core.auth.authenticate(db, token);
+        // On the primary: a revoked session is refused at once, whatever a replica has replayed.
+        actor = await core.auth.authenticate(primary, token);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         authError = err;
       }
     }
     ctx.state.gql = createContext({ core, db, actor, authError, requestId: requestScope.getStore()!.requestId, address: ctx.ip }, () => orm.em.fork());
-    await next();
+    if (!replicas) return next();
+    // Read-your-writes: a user's writes by user; an anonymous write (a sign-up, a login) by client
+    // address, which the user's first requests then also wait for.
+    const address = `address:${ctx.ip}`;
+    const reader = { keys: actor ? [`user:${actor.userId}`, address] : [address], writeKeys: actor ? [`user:${actor.userId}`] : [address], wrote: false };
+    requestScope.getStore()!.reader = reader;
+    try {
+      await next();
+    } finally {
+      if (reader.wrote) await replicas.noteWrite(reader.writeKeys);
+    }
   });
 
   const graphqlRouter = new Router();
@@ -294,6 +311,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     app,
     orm,
     db,
+    replicas,
     core,
     schema,
     log,
@@ -325,6 +343,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
       }
       await apollo.stop();
       await claims?.close();
+      await replicas?.close();
       core.mailer.stop();
       await orm.close();
     },

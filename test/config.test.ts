@@ -37,6 +37,16 @@ describe('loadConfig', () => {
     expect(err.message).not.toMatch(/\bPORT\b/);
   });
 
+  test('DATABASE_REPLICA_URLS: a list of postgres URLs, none by default; anything else, or replicas without DATABASE_URL, names it', () => {
+    const db = 'postgres://postgres@127.0.0.1:5432/app';
+    expect(loadConfig({ DATABASE_URL: db }).DATABASE_REPLICA_URLS).toEqual([]);
+    expect(loadConfig({ DATABASE_URL: db, DATABASE_REPLICA_URLS: ' postgres://r1:5433/app , postgresql://r2/app ' }).DATABASE_REPLICA_URLS).toEqual(['postgres://r1:5433/app', 'postgresql://r2/app']);
+    expect(loadConfig({ DATABASE_URL: db }).DATABASE_REPLICA_MAX_LAG_MS).toBe(5000);
+    expect(configError({ DATABASE_URL: db, DATABASE_REPLICA_URLS: 'http://r1/app' }).message).toMatch(/DATABASE_REPLICA_URLS: each must be a postgres:\/\/ URL/);
+    expect(configError({ DATABASE_REPLICA_URLS: 'postgres://r1/app' }).message).toMatch(/DATABASE_REPLICA_URLS: replicas need DATABASE_URL/);
+    expect(configError({ DATABASE_URL: db, DATABASE_REPLICA_MAX_LAG_MS: '-1' }).message).toMatch(/DATABASE_REPLICA_MAX_LAG_MS/);
+  });
+
   test('production without JWT_SECRET names JWT_SECRET', () => {
     const err = configError({ NODE_ENV: 'production' });
     expect(err.message).toMatch(/\bJWT_SECRET\b/);

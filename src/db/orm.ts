@@ -6,11 +6,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { Migrator } from '@mikro-orm/migrations';
+import type { EventSubscriber } from '@mikro-orm/core';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import type { Config } from '../config.js';
 import { entities } from './entities.js';
 import { migrationsList } from './migrations/index.js';
-import { requestScope } from '../shared/request-scope.js';
+import { requestScope, unscopedWrites } from '../shared/request-scope.js';
 import { escapeLiteral, pgDb, pgliteDb, type Db } from './sql.js';
 
 export { escapeLiteral };
@@ -39,6 +40,15 @@ function common() {
   };
 }
 
+const commitsMarkTheRequest: EventSubscriber = {
+  afterTransactionCommit(args) {
+    if (args.transaction?.savepointName) return;
+    const scope = requestScope.getStore();
+    if (!scope) unscopedWrites.wrote = true;
+    else if (scope.reader) scope.reader.wrote = true;
+  },
+};
+
 function withFastLiterals(orm: Orm): Orm {
   Object.assign(orm.em.getPlatform(), { escapeLiteral });
   return orm;
@@ -57,7 +67,9 @@ export function sessionOptions(databaseUrl: string): string {
 
 export async function openOrm(config: Config): Promise<Orm> {
   if (config.DATABASE_URL) {
-    return withFastLiterals((await PgORM.init({ ...common(), clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX }, driverOptions: { options: sessionOptions(config.DATABASE_URL) } })) as Orm);
+    // With replicas, a commit marks its request: its next read waits for that write (src/db/replicas.ts).
+    const subscribers = config.DATABASE_REPLICA_URLS.length ? [commitsMarkTheRequest] : [];
+    return withFastLiterals((await PgORM.init({ ...common(), subscribers, clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX }, driverOptions: { options: sessionOptions(config.DATABASE_URL) } })) as Orm);
   }
   let dataDir: string | undefined;
   if (!config.inMemory) {

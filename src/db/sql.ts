@@ -21,7 +21,16 @@ export interface Db {
   tuples(query: Query): Promise<Tuples>;
   /** A bulk export: the rows of a SELECT of text columns as CSV, streamed (src/db/copy.ts). */
   csv: CsvSource;
+  /** With replicas (src/db/replicas.ts): the primary, for a statement that writes (a trace's stored answer). */
+  primary?: Db;
+  /** With replicas: reads kept off the primary (trace, EUDR, exports), waiting for a replica to replay the caller's last write. */
+  bulk?: Db;
 }
+
+/** Where a statement that writes runs: the primary (the Db itself without replicas). */
+export const primaryOf = (db: Db): Db => db.primary ?? db;
+/** Where a bulk read runs: a replica when there is one (the Db itself without replicas). */
+export const bulkOf = (db: Db): Db => db.bulk ?? db;
 
 export interface Tuples {
   fields: string[];

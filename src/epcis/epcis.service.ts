@@ -1,4 +1,4 @@
-import type { Db } from '../db/sql.js';
+import { bulkOf, type Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import { animalScope, animalSource } from '../animals/animal.reader.js';
 import type { Animal } from '../animals/animal.entity.js';
@@ -21,14 +21,15 @@ export class EpcisService {
   /** GET /api/animals/:id/epcis: every event of the animal's life, oldest first; a 404 when the caller does not see it. */
   async animalDocument(db: Db, actor: Actor, id: string): Promise<JsonObject> {
     const { row } = await readVisible<Animal>(db, actor, animalSource, animalScope(actor), id, 'animal');
-    const rows = await readEpcisEvents(db, actor, { mode: 'animal', animalId: row.id });
+    // EPCIS documents are exports (a chain of custody, a page of events): read on a replica.
+    const rows = await readEpcisEvents(bulkOf(db), actor, { mode: 'animal', animalId: row.id });
     return epcisDocument(rows, this.clock.now());
   }
 
   /** GET /api/epcis/events: SimpleEventQuery over the events the caller sees, paged by nextPageToken. */
   async events(db: Db, actor: Actor, input: EpcisQueryInput): Promise<EpcisEventsPage> {
     const query = eventQuery(input);
-    const rows = await readEpcisEvents(db, actor, { mode: 'events', query });
+    const rows = await readEpcisEvents(bulkOf(db), actor, { mode: 'events', query });
     const more = rows.length > query.perPage;
     const page = more ? rows.slice(0, query.perPage) : rows;
     const last = page[page.length - 1];

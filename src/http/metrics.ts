@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Db } from '../db/sql.js';
+import type { Replicas } from '../db/replicas.js';
 import { DomainError } from '../shared/errors.js';
 import { requestScope } from '../shared/request-scope.js';
 
@@ -35,7 +36,7 @@ export interface Metrics {
  * One registry per service (tests run several services in one process). Process metrics are
  * prom-client's defaults; the pool and the event log are read when Prometheus scrapes.
  */
-export function createMetrics(config: Config, db: Db, pool: pg.Pool | undefined): Metrics {
+export function createMetrics(config: Config, db: Db, pool: pg.Pool | undefined, replicas: Replicas | null = null): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -55,6 +56,22 @@ export function createMetrics(config: Config, db: Db, pool: pg.Pool | undefined)
       this.set(p.waitingCount);
     } });
     new Gauge({ name: 'db_pool_max_connections', help: 'DB_POOL_MAX', registers: [registry] }).set(config.DB_POOL_MAX);
+  }
+  if (replicas) {
+    const r = replicas;
+    new Gauge({ name: 'db_replica_up', help: 'Whether a replica of DATABASE_REPLICA_URLS answered its last poll as a standby (1) or not (0)', labelNames: ['replica'], registers: [registry], collect() {
+      for (const s of r.status()) this.set({ replica: s.url }, s.up ? 1 : 0);
+    } });
+    new Gauge({ name: 'db_replica_lag_seconds', help: 'How far behind the primary each replica that is up was at its last poll', labelNames: ['replica'], registers: [registry], collect() {
+      this.reset();
+      for (const s of r.status()) if (s.up && Number.isFinite(s.lagMs)) this.set({ replica: s.url }, s.lagMs / 1000);
+    } });
+    new Counter({ name: 'db_reader_statements_total', help: 'Readers\' statements by where they ran (replica, primary: no replica had replayed the caller\'s writes, or none was fresh or up)', labelNames: ['on'], registers: [registry], collect() {
+      this.reset();
+      const { replica, primary } = r.counts();
+      this.inc({ on: 'replica' }, replica);
+      this.inc({ on: 'primary' }, primary);
+    } });
   }
   new Gauge({
     name: 'event_log_last_seq',

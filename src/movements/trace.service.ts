@@ -1,4 +1,4 @@
-import type { Db } from '../db/sql.js';
+import { bulkOf, primaryOf, type Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import { MANAGING_ROLES } from '../identity/actor.js';
 import { controlUnitPolicy, establishmentPolicy } from '../places/establishment.policy.js';
@@ -49,8 +49,8 @@ export class TraceService {
   async trace(db: Db, actor: Actor, input: TraceInput, pageInput: PageInput | null | undefined): Promise<TraceResult> {
     const page = toPage(pageInput, MAX_TRACE_PAGE);
     const { run, visibleUnit } = await this.answer(db, actor, input);
-    const rows = run.total > page.offset ? await traceRunPage(db, run.id, page.size, page.offset) : [];
-    const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(db, rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
+    const rows = run.total > page.offset ? await traceRunPage(primaryOf(db), run.id, page.size, page.offset) : [];
+    const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(bulkOf(db), rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
     const animals = rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.bl_seed ? 'SEED' : 'CONTACT', stays: stays[i]! }));
     return { ...paged(animals, run.total, page), establishments: run.establishments, int_total_establishments: run.establishments.length };
   }
@@ -58,7 +58,7 @@ export class TraceService {
   /** The whole answer as CSV, streamed from PostgreSQL (the walk is the one this request already stored for its first page). */
   async csv(db: Db, actor: Actor, input: TraceInput): Promise<Readable> {
     const { run, visibleUnit } = await this.answer(db, actor, input);
-    return traceRunCsv(db, run.id, visibleUnit);
+    return traceRunCsv(primaryOf(db), run.id, visibleUnit);
   }
 
   /** Who may ask, the checked question, and the answer stored for this request (walked once per request). */
@@ -68,7 +68,9 @@ export class TraceService {
     }
     const { seed, from, to, direction, maxHops } = await this.question(db, actor, input);
     const visibleUnit = (column: string, establishmentColumn?: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', { establishment: establishmentColumn });
-    return { run: await this.run(db, { seed, from, to, direction, maxHops, visibleUnit }), visibleUnit };
+    // The walk stores its answer in unlogged tables, which no replica has: the walk, its pages and its
+    // CSV run on the primary; the traced animals' stays on a replica (docs/decisions/replicas.md).
+    return { run: await this.run(primaryOf(db), { seed, from, to, direction, maxHops, visibleUnit }), visibleUnit };
   }
 
   /** The walk once per request and question: the pages of a CSV export read the answer it stored. */

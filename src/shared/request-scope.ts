@@ -8,6 +8,17 @@ export interface RequestScope {
   texts?: string[];
   /** Work a request would otherwise repeat, by key (the trace's stored answer, read by every page of a CSV export). */
   memo?: Map<string, unknown>;
+  /**
+   * With replicas (src/db/replicas.ts): whose writes the request's reads must see (`keys`), under
+   * which keys its own writes are noted, and whether it committed one since its last read.
+   */
+  reader?: { keys: string[]; writeKeys: string[]; wrote: boolean; noting?: Promise<void> };
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/**
+ * With replicas: a commit made outside any request (a start-up step, the mail relay, a test's
+ * factory). Every read then waits for it (src/db/replicas.ts), as a request's reads wait for its caller's.
+ */
+export const unscopedWrites = { wrote: false };

@@ -103,6 +103,8 @@ export async function startApp(env: Record<string, string> = {}, clock?: Clock):
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATA_DIR: ':memory:',
     DATABASE_URL: process.env.DATABASE_URL,
+    // Set, every test's reads go through the replicas (.ci/run sets it for test/replicas.test.ts).
+    DATABASE_REPLICA_URLS: process.env.DATABASE_REPLICA_URLS,
     EXPOSE_SQL_STATEMENTS: 'true',
     TRUST_PROXY: 'true',
     LOGIN_LIMIT_PER_ADDRESS: '100000',
