@@ -268,8 +268,10 @@ describe('the input boundary', () => {
   test('a lot past the EU system’s file limit is a 422 naming the limit and the count', async () => {
     const small = await startApp({ EUDR_STATEMENT_MAX_BYTES: '1000' });
     try {
-      const farms = [await holding(app, county, 'FARM'), await holding(app, county, 'FARM'), await holding(app, county, 'FARM')];
-      const holder = await holding(app, county, 'FEEDLOT');
+      // Its own county and places: on PGlite each service has a database of its own.
+      const place = await makeCounty(small);
+      const farms = [await holding(small, place, 'FARM'), await holding(small, place, 'FARM'), await holding(small, place, 'FARM')];
+      const holder = await holding(small, place, 'FEEDLOT');
       const { animalIds } = await animalsStaying(small, farms[0]!.unit.unitId, 1, new Date(Date.now() - 30 * DAY));
       await moveAnimals(small, animalIds, farms[1]!.unit.unitId, new Date(Date.now() - 20 * DAY));
       await moveAnimals(small, animalIds, farms[2]!.unit.unitId, new Date(Date.now() - 10 * DAY));
@@ -281,7 +283,9 @@ describe('the input boundary', () => {
         detail: { rule: 'EUDR_STATEMENT_TOO_LARGE', message: expect.stringContaining('limit of 1000 bytes'), int_limit_bytes: 1000, int_bytes: expect.any(Number), int_establishments: 4 },
       });
       expect(res.body.detail.int_bytes).toBeGreaterThan(1000);
-      expect((await app.call('POST', '/api/eudr/geolocation', { token: holder.owner.access, body: { lst_animal_ids: animalIds } })).status).toBe(200);
+      // A lot that stood at one establishment only fits.
+      const { animalIds: homeBred } = await animalsStaying(small, holder.unit.unitId, 1);
+      expect((await small.call('POST', '/api/eudr/geolocation', { token: holder.owner.access, body: { lst_animal_ids: homeBred } })).status).toBe(200);
     } finally {
       await small.close();
     }
