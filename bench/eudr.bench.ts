@@ -8,12 +8,14 @@
  * (default 500: one day's slaughter of a large plant; the generated plants slaughter fewer a day, so
  * the window is as many days as that takes, at most 31), (2) 5,000 slaughtered animals by id, and
  * (3) the verdict of (2). p50 and p95 with the load average, the SQL statements of each (flat in the
- * lot's size), the establishments and the answer's bytes.
+ * lot's size), the establishments and the answer's bytes; then the reader's statement alone, in
+ * process, for the share of PostgreSQL in each answer.
  * Run: DATABASE_URL=postgres://... npm run bench:eudr
  */
 import 'reflect-metadata';
 import { loadavg } from 'node:os';
 import type { Service } from '../src/server.js';
+import { readLotHoldings, type EudrLot } from '../src/eudr/eudr.reader.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, serve, signIn } from './support.js';
 import { generateTraceData, TRACE_SCRATCH } from './trace-data.js';
 
@@ -93,6 +95,18 @@ async function measure(url: string, token: string, label: string, path: string, 
   );
 }
 
+/** The reader's one statement alone, in process (no HTTP, GraphQL or JSON): how much of an answer's time is PostgreSQL's, under the same load. */
+async function measureStatement(service: Service, label: string, lot: EudrLot, expected: number | null): Promise<void> {
+  const times: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    rows = (await readLotHoldings(service.db, lot, { sql: 'true', params: [] }, expected, new Date())).length;
+    times.push(performance.now() - started);
+  }
+  console.log(`  ${label}, the statement alone: ${rows.toLocaleString('en')} establishments, ${RUNS} runs | p50 ${Math.round(percentile(times, 50))} ms, p95 ${Math.round(percentile(times, 95))} ms ${load()}`);
+}
+
 exitWhenDone(async () => {
   const pgUrl = process.env.DATABASE_URL;
   if (!pgUrl) {
@@ -105,5 +119,8 @@ exitWhenDone(async () => {
     await measure(url, lots.token, `GeoJSON, slaughterhouse unit and window (${lots.dayLotAnimals} animals)`, '/api/eudr/geolocation', lots.dayLot);
     await measure(url, lots.token, `GeoJSON, ${lots.bigLot.lst_animal_ids.length} animals by id`, '/api/eudr/geolocation', lots.bigLot);
     await measure(url, lots.token, `verdict, ${lots.bigLot.lst_animal_ids.length} animals by id`, '/api/eudr/verdict', lots.bigLot);
+    const d = lots.dayLot;
+    await measureStatement(service, 'slaughterhouse unit and window', { kind: 'slaughter', controlUnitId: d.control_unit_id, from: new Date(d.ts_from), to: new Date(d.ts_to) }, null);
+    await measureStatement(service, `${lots.bigLot.lst_animal_ids.length} animals by id`, { kind: 'animals', animalIds: lots.bigLot.lst_animal_ids }, lots.bigLot.lst_animal_ids.length);
   });
 });
