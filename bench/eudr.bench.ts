@@ -67,7 +67,7 @@ async function generate(service: Service, url: string): Promise<Lots> {
     [plant!.unit, plant!.last, DAY_LOT],
   );
   const dayLot = { control_unit_id: plant!.unit, ts_from: new Date(window!.from).toISOString(), ts_to: new Date(new Date(plant!.last).getTime() + 1).toISOString() };
-  const big = await em.execute<{ id: string }[]>(`select s.animal_id as id ${ended} order by s.ts_to desc limit ${BIG_LOT}`);
+  const big = await em.execute<{ id: string }[]>(`select a.id from animal a where a.str_status = 'SLAUGHTERED' order by a.ts_ended_at desc, a.id limit ${BIG_LOT}`);
   const token = await signIn(url, user.str_email, PASSWORD, org.id);
   const days = (new Date(dayLot.ts_to).getTime() - new Date(dayLot.ts_from).getTime()) / DAY;
   console.log(`  lots: ${window!.n} animals slaughtered at one unit in ${days.toFixed(1)} days; ${big.length} slaughtered animals by id`);
