@@ -15,7 +15,7 @@
 import 'reflect-metadata';
 import { loadavg } from 'node:os';
 import type { Service } from '../src/server.js';
-import { readLotHoldings, type EudrLot } from '../src/eudr/eudr.reader.js';
+import { lotHoldingsQuery, readLotHoldings, type EudrLot } from '../src/eudr/eudr.reader.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, serve, signIn } from './support.js';
 import { generateTraceData, TRACE_SCRATCH } from './trace-data.js';
 
@@ -103,6 +103,11 @@ async function measureStatement(service: Service, label: string, lot: EudrLot, e
     const started = performance.now();
     rows = (await readLotHoldings(service.db, lot, { sql: 'true', params: [] }, expected, new Date())).length;
     times.push(performance.now() - started);
+  }
+  if (process.env.BENCH_EUDR_EXPLAIN === '1') {
+    const q = lotHoldingsQuery(lot, { sql: 'true', params: [] }, expected, new Date());
+    const plan = await service.db.rows<Record<string, string>>({ sql: `explain (analyze, buffers) ${q.sql}`, params: q.params });
+    console.log(plan.map((r) => Object.values(r)[0]).join('\n'));
   }
   console.log(`  ${label}, the statement alone: ${rows.toLocaleString('en')} establishments, ${RUNS} runs | p50 ${Math.round(percentile(times, 50))} ms, p95 ${Math.round(percentile(times, 95))} ms ${load()}`);
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../db/sql.js';
+import type { Db, Query } from '../db/sql.js';
 import type { Scope } from '../shared/scoped-query.js';
 import type { SocioenvironmentalStatus } from '../places/establishment.rules.js';
 
@@ -59,8 +59,13 @@ function lotSql(lot: EudrLot): { sql: string; params: unknown[] } {
  * tags that do not exist: the service answers 404 for all three alike.
  */
 export async function readLotHoldings(db: Db, lot: EudrLot, holder: Scope, expected: number | null, now: Date): Promise<EudrHoldingRow[]> {
+  return db.rows<EudrHoldingRow>(lotHoldingsQuery(lot, holder, expected, now));
+}
+
+/** readLotHoldings's statement (bench:eudr explains it). */
+export function lotHoldingsQuery(lot: EudrLot, holder: Scope, expected: number | null, now: Date): Query {
   const members = lotSql(lot);
-  return db.rows<EudrHoldingRow>({
+  return {
     sql: `with member as materialized (${members.sql}),
           lot as materialized (select distinct m.animal_id from member m),
           held as materialized (
@@ -68,18 +73,20 @@ export async function readLotHoldings(db: Db, lot: EudrLot, holder: Scope, expec
               from lot l join animal la on la.id = l.animal_id join control_unit hu on hu.id = la.last_control_unit_id join establishment he on he.id = hu.establishment_id),
           external as (select distinct xt.animal_id from tag xt where xt.animal_id in (select l.animal_id from lot l) and xt.bl_external_tag),
           stay as (
-            select s.animal_id, s.establishment_id, s.ts_from, s.ts_to, s.animals_ingress_id is not null as arrived,
+            select s.animal_id, s.establishment_id, s.ts_from, coalesce(s.ts_to, ?::timestamptz) as ts_to, s.animals_ingress_id is not null as arrived,
                    row_number() over (partition by s.animal_id order by s.ts_from, s.id) = 1 as first
               from lot l join animal_stay s on s.animal_id = l.animal_id
-             where (select h.n > 0 and h.mine = h.n and (?::int is null or (select count(*) from member) = ?::int) from held h))
+             where (select h.n > 0 and h.mine = h.n and (?::int is null or (select count(*) from member) = ?::int) from held h)),
+          per_animal as (
+            select st.establishment_id, st.animal_id, min(st.ts_from) as ts_first, max(st.ts_to) as ts_last, bool_or(st.first and (st.arrived or x.animal_id is not null)) as unknown
+              from stay st left join external x on x.animal_id = st.animal_id group by st.establishment_id, st.animal_id),
+          per_establishment as (
+            select pa.establishment_id, min(pa.ts_first) as ts_first, max(pa.ts_last) as ts_last, count(*)::int as int_animals, (count(*) filter (where pa.unknown))::int as int_unknown_origin
+              from per_animal pa group by pa.establishment_id)
           select e.id, e.str_name, e.str_car, e.num_longitude, e.num_latitude, e.dec_area, e.str_socioenvironmental_status, ru.str_name as str_responsible_user_name,
-                 min(st.ts_from) as ts_first, max(coalesce(st.ts_to, ?::timestamptz)) as ts_last, count(distinct st.animal_id)::int as int_animals,
-                 (select h.n from held h) as int_lot_animals,
-                 (count(distinct st.animal_id) filter (where st.first and (st.arrived or x.animal_id is not null)))::int as int_unknown_origin
-            from stay st join establishment e on e.id = st.establishment_id left join external x on x.animal_id = st.animal_id
-            left join "user" ru on ru.id = e.responsible_user_id
-           group by e.id, ru.str_name
-           order by min(st.ts_from), e.id`,
-    params: [...members.params, ...holder.params, expected, expected, now],
-  });
+                 p.ts_first, p.ts_last, p.int_animals, p.int_unknown_origin, (select h.n from held h) as int_lot_animals
+            from per_establishment p join establishment e on e.id = p.establishment_id left join "user" ru on ru.id = e.responsible_user_id
+           order by p.ts_first, e.id`,
+    params: [...members.params, ...holder.params, now, expected, expected],
+  };
 }
