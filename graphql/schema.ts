@@ -57,6 +57,7 @@ import { PrivacyTermsResolver } from './identity/privacy-terms.resolver.js';
 import { UserVerificationResolver } from './identity/user-verification.resolver.js';
 import { gateTerms } from './terms-gate.js';
 import { EpcisResolver } from './epcis/epcis.resolver.js';
+import { EudrResolver } from './eudr/eudr.resolver.js';
 import { AttachmentResolver } from './attachments/attachment.resolver.js';
 import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
 import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
@@ -106,7 +107,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       OccurrenceResolver, OccurrenceFieldsResolver,
       TravelResolver, TravelFieldsResolver, TravelEmbarkFieldsResolver, TravelStopFieldsResolver,
       HomeResolver, UserFeaturesResolver, PrivacyTermsResolver, UserVerificationResolver,
-      AttachmentResolver, AttachmentFieldsResolver, IntegrationQaResolver, EpcisResolver],
+      AttachmentResolver, AttachmentFieldsResolver, IntegrationQaResolver, EpcisResolver, EudrResolver],
     validate: false,
   }).then(gateTerms);
   return built;

@@ -45,7 +45,7 @@ const API_DESCRIPTION = [
 function describe(route: Route): string {
   const lines = [`${route.summary}.`];
   lines.push(route.auth ? 'Needs `Authorization: Bearer <str_access_token>` (401 without it).' : 'Open to anyone: no token needed.');
-  if (route.document) lines.push('Answers the JSON-LD document itself (`application/ld+json`), not `{data}`; errors are JSON as everywhere.');
+  if (route.document) lines.push(`Answers the ${route.document.contentType ? 'document' : 'JSON-LD document'} itself (\`${route.document.contentType ?? 'application/ld+json'}\`), not \`{data}\`; errors are JSON as everywhere.`);
   if (route.download) lines.push('Answers the bytes themselves with their content type and `Content-Disposition: attachment`, not JSON (errors are JSON).');
   if (route.paged) lines.push('Answers a page, `{data, meta}`: `int_current_page` (from 1) and `int_max_results` (at most 500) in the query string.');
   if (route.filter) lines.push(route.filter.from === 'body' ? 'The JSON body holds the search filters (an unknown filter is a 422 naming it).' : 'Query-string parameters besides the page ones are filters (an unknown one is a 422 naming it).');
@@ -138,7 +138,8 @@ export function buildOpenApi(routes: Route[], schema: GraphQLSchema, options: { 
     const responses: Json = {};
     if (route.status === 204) responses['204'] = { description: DESCRIPTIONS[204] };
     else if (route.document) {
-      responses[String(route.status)] = { description: `${DESCRIPTIONS[route.status]}: a JSON-LD document by itself, not wrapped in data`, content: { 'application/ld+json': { schema: { type: 'object', description: 'GS1 EPCIS 2.0 JSON-LD (https://ref.gs1.org/standards/epcis/2.0.0/)' } } } };
+      const { contentType = 'application/ld+json', description = 'GS1 EPCIS 2.0 JSON-LD (https://ref.gs1.org/standards/epcis/2.0.0/)' } = route.document;
+      responses[String(route.status)] = { description: `${DESCRIPTIONS[route.status]}: ${route.document.contentType ? 'a document' : 'a JSON-LD document'} by itself, not wrapped in data`, content: { [contentType]: { schema: { type: 'object', description } } } };
     }
     else if (route.download) {
       const binary = { schema: { type: 'string', format: 'binary' } };

@@ -43,7 +43,18 @@ export interface Route {
    * wrapped in `{data}`: `field` of the picked value (the value itself when absent); `nextPageToken`
    * names the field whose value, when set, becomes a `Link: <…>; rel="next"` header.
    */
-  document?: { field?: string; nextPageToken?: string };
+  document?: {
+    field?: string;
+    nextPageToken?: string;
+    /** Another document type (the EUDR's `application/geo+json`): served with it, without the GS1 headers. */
+    contentType?: string;
+    /** What the OpenAPI document says the answer is. */
+    description?: string;
+    /** A `Link` header sent with every answer (the GeoJSON's verdict). */
+    link?: string;
+    /** The document's text when JSON.stringify's is not the one (GeoJSON's coordinates keep six decimals). */
+    text?: (value: unknown) => string;
+  };
   /** Query-string parameters of their own (not filters, not pages): their names, and how they become variables (a 422 naming a bad one). */
   queryParameters?: { names: readonly string[]; toVariables: (query: Record<string, unknown>) => Record<string, unknown> };
   /** Document error statuses besides the success one (interface.md lists them for some groups). */

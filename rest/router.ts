@@ -28,6 +28,7 @@ import { singletonRoutes } from './singletons.routes.js';
 import { absentRelationsRemover } from './absent-relations.js';
 import { attachmentRoutes } from './attachments.routes.js';
 import { integrationQaRoutes, integrationRoutes } from './integration.routes.js';
+import { eudrRoutes } from './eudr.routes.js';
 import { readMultipart } from './multipart.js';
 import { filesOf } from '../graphql/files.js';
 import { loadOperations } from './operations.js';
@@ -38,7 +39,7 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes, ...sharingRoutes,
   ...tagsTransferRoutes,
   ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes,
-  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes, ...attachmentRoutes, ...integrationQaRoutes, ...epcisRoutes];
+  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes, ...attachmentRoutes, ...integrationQaRoutes, ...epcisRoutes, ...eudrRoutes];
 
 /** Where a POST may carry multipart/form-data instead of JSON: the upload routes. */
 const UPLOAD_PATHS = new Set(routes.filter((r) => r.upload).map((r) => `${r.method} ${r.path}`));
@@ -143,7 +144,7 @@ function discardingUpload(handle: (ctx: KoaContext) => Promise<void>): (ctx: Koa
   };
 }
 
-/** A JSON-LD document by itself; the next page, when there is one, in a Link header (EPCIS 2.0's REST binding). */
+/** A document by itself (JSON-LD unless the route names another type); the next page, when there is one, in a Link header (EPCIS 2.0's REST binding). */
 function answerDocument(ctx: KoaContext, spec: NonNullable<Route['document']>, picked: Record<string, unknown>): void {
   const token = spec.nextPageToken ? picked[spec.nextPageToken] : null;
   if (typeof token === 'string') {
@@ -151,11 +152,15 @@ function answerDocument(ctx: KoaContext, spec: NonNullable<Route['document']>, p
     query.set('nextPageToken', token);
     ctx.set('Link', `<${ctx.path}?${query.toString()}>; rel="next"`);
   }
-  ctx.set('GS1-EPCIS-Version', '2.0.0');
-  ctx.set('GS1-CBV-Version', '2.0.0');
+  if (spec.link) ctx.append('Link', spec.link);
+  if (!spec.contentType) {
+    ctx.set('GS1-EPCIS-Version', '2.0.0');
+    ctx.set('GS1-CBV-Version', '2.0.0');
+  }
   // The type first: Koa keeps a type already set when the body is an object.
-  ctx.type = 'application/ld+json';
-  ctx.body = spec.field ? picked[spec.field] : picked;
+  ctx.type = spec.contentType ?? 'application/ld+json';
+  const value = spec.field ? picked[spec.field] : picked;
+  ctx.body = spec.text ? spec.text(value) : value;
 }
 
 /** At most this many names in the Warning header: a hostile body cannot grow it without bound. */

@@ -79,6 +79,8 @@ const schema = z.object({
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(50),
   /** The longest a travel may last before it raises TRANSIT_TIME_EXCEEDED (hours; fractions allowed). */
   TRAVEL_MAX_HOURS: z.coerce.number().positive().max(24 * 365).default(48),
+  /** The largest EUDR statement file (bytes) the EU information system takes: a lot's GeoJSON past it is a 422. */
+  EUDR_STATEMENT_MAX_BYTES: z.coerce.number().int().min(1000).default(25_000_000),
   /** Feature flags on for everyone unless a user's or organization's setting turns them off (comma list). */
   USER_FEATURES_DEFAULT: z
     .string()

@@ -447,7 +447,7 @@ afterAll(() => app.close());
 const NEW_PASSWORD = 'a contract passphrase';
 const DAY = 86_400_000;
 const unique = (label: string) => `${label} ${randomUUID().slice(0, 12)}`;
-const point = { type: 'Point', coordinates: [-56.0974, -15.601] };
+const point = { type: 'Point', coordinates: [-56.097412, -15.601038] };
 const future = () => new Date(Date.now() + 7 * DAY).toISOString();
 const get = (data: unknown, key: string): unknown => (isObject(data) ? data[key] : undefined);
 const idsOf = (data: unknown): unknown[] => (Array.isArray(data) ? data.map((d) => get(d, 'id')) : []);

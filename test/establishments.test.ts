@@ -86,7 +86,7 @@ describe('POST /api/establishments', () => {
       str_email: ' Contato@Fazenda.example ',
       dec_area: 120.5,
       dec_exploration_area: 80,
-      geo_location: { type: 'Point', coordinates: [-56.1, -15.6] },
+      geo_location: { type: 'Point', coordinates: [-56.100123, -15.600456] },
       str_address: 'Rodovia BR-163 km 10',
       str_neighborhood: 'Zona Rural',
       str_code: 'FBV-1',
@@ -113,7 +113,7 @@ describe('POST /api/establishments', () => {
       str_email: 'contato@fazenda.example',
       dec_area: 120.5,
       dec_exploration_area: 80,
-      geo_location: { type: 'Point', coordinates: [-56.1, -15.6] },
+      geo_location: { type: 'Point', coordinates: [-56.100123, -15.600456] },
       str_county_federative_unit: county.str_federative_unit,
       str_county_ibge_uf_code: county.str_ibge_code.slice(0, 2),
       str_county_name: county.str_name,
@@ -384,9 +384,9 @@ describe('updates', () => {
     expect(put.status).toBe(200);
     expectEstablishmentShape(put.body.data, without(ESTABLISHMENT_KEYS, 'responsible_user'));
     expect(put.body.data).toMatchObject({ str_name: 'Nova', str_zip_code: '01310100', dec_area: 100, dec_exploration_area: 50 });
-    const patch = await app.call('PATCH', `/api/v1/establishments/${e.id}`, { token: owner.access, body: { geo_location: { type: 'Point', coordinates: [-47.9, -15.8] } } });
+    const patch = await app.call('PATCH', `/api/v1/establishments/${e.id}`, { token: owner.access, body: { geo_location: { type: 'Point', coordinates: [-47.929722, -15.779722] } } });
     expect(patch.status).toBe(200);
-    expect(patch.body.data.geo_location).toEqual({ type: 'Point', coordinates: [-47.9, -15.8] });
+    expect(patch.body.data.geo_location).toEqual({ type: 'Point', coordinates: [-47.929722, -15.779722] });
     expect(patch.body.data.str_name).toBe('Nova');
 
     const over = await app.call('PATCH', `/api/establishments/${e.id}`, { token: owner.access, body: { dec_exploration_area: 101 } });

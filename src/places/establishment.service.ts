@@ -17,6 +17,7 @@ import type { SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import { County } from './county.entity.js';
 import { Establishment } from './establishment.entity.js';
+import { eudrPointProblem } from '../eudr/eudr-point.rules.js';
 import { establishmentPolicy } from './establishment.policy.js';
 import {
   ESTABLISHMENT_STATUSES,
@@ -366,7 +367,7 @@ function normalize(check: Checker, input: EstablishmentInput): Values {
       out.num_longitude = null;
       out.num_latitude = null;
     } else {
-      const problem = geoPointProblem(input.geo_location);
+      const problem = geoPointProblem(input.geo_location) ?? eudrPointProblem(input.geo_location.coordinates!);
       if (problem) check.add('geo_location', problem);
       else {
         out.num_longitude = input.geo_location.coordinates![0];
