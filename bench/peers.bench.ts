@@ -56,7 +56,7 @@
  * loop), interleaved: after a warm-up, ROUNDS rounds of each request against service, PostGraphile,
  * raw in turn, DURATION seconds each with CONNECTIONS connections. Prints req/s (over all rounds),
  * p50 and p99 (median of the rounds' figures) and the service's ratios to the peers.
- * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peers
+ * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peers (BENCH_DATABASE names the scratch database)
  * (BENCH_REPLICA_URL=postgres://…:5433/postgres adds `replica`: the service with its reads on that streaming replica.)
  * (BENCH_ROUNDS, BENCH_DURATION, BENCH_CONNECTIONS to change the measurement.)
  */
@@ -943,7 +943,7 @@ async function main(): Promise<void> {
   if (!pgUrl) throw new Error('bench:peers runs on PostgreSQL only: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)');
   const started = performance.now();
   try {
-    await onPostgres(pgUrl, 'bench_peers', (where) => `${where}: the service vs PostGraphile 5 vs raw node:http + pg, same data, same caller`, run);
+    await onPostgres(pgUrl, process.env.BENCH_DATABASE ?? 'bench_peers', (where) => `${where}: the service vs PostGraphile 5 vs raw node:http + pg, same data, same caller`, run);
   } finally {
     // The role belongs to the cluster, not to the scratch database: dropped once that database (with its grants) is gone.
     const admin = new pg.Client({ connectionString: pgUrl });
