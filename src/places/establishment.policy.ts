@@ -9,41 +9,37 @@ import type { SharedData } from '../access/sharing.rules.js';
 /** Users who see every establishment of their county's federative unit, read-only (DOMAIN.md). */
 const UF_READERS = ['AUTHORITY', 'INTEGRATION'];
 
+/** SQL: the federative unit of the county bound at `?` (the caller's). */
+const CALLER_UF = 'select ac.str_federative_unit from county ac where ac.id = ?';
+
 /**
- * The establishments (alias `e`) the caller sees through its organization or, as authority or
- * integration, its federative unit. Null when there are none; administrators are handled before.
+ * The caller's own part: `organization` (a column) is its active organization or, as authority or
+ * integration, `inUf` holds for its county's federative unit. Null when it has neither;
+ * administrators are handled before.
  */
-function ownEstablishments(actor: Actor, e: string): Scope | null {
+function ownPart(actor: Actor, organization: string, inUf: string): Scope | null {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (actor.organizationId) {
-    parts.push(`${e}.organization_id = ?`);
+    parts.push(`${organization} = ?`);
     params.push(actor.organizationId);
   }
   if (UF_READERS.includes(actor.userType) && actor.countyId) {
-    parts.push(`${e}.county_id = any(array(select uc.id from county uc where uc.str_federative_unit = (select ac.str_federative_unit from county ac where ac.id = ?)))`);
+    parts.push(inUf);
     params.push(actor.countyId);
   }
   return parts.length ? { sql: `(${parts.join(' or ')})`, params } : null;
 }
 
+/** The establishments (alias `e`) the caller sees through its organization or federative unit. */
+const ownEstablishments = (actor: Actor, e: string): Scope | null =>
+  ownPart(actor, `${e}.organization_id`, `${e}.county_id = any(array(select uc.id from county uc where uc.str_federative_unit = (${CALLER_UF})))`);
+
 /**
- * The same set read from a row's holder columns (`holder_organization_id`, `holder_federative_unit`,
- * Migration0036ScopeHolders) on alias `h`: equalities the row's indexes answer, no set of units built.
+ * The same set read from a row's holder columns (Migration0036ScopeHolders) on alias `h`:
+ * equalities the row's indexes answer, no set of units built.
  */
-function ownHeld(actor: Actor, h: string): Scope | null {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (actor.organizationId) {
-    parts.push(`${h}.holder_organization_id = ?`);
-    params.push(actor.organizationId);
-  }
-  if (UF_READERS.includes(actor.userType) && actor.countyId) {
-    parts.push(`${h}.holder_federative_unit = (select ac.str_federative_unit from county ac where ac.id = ?)`);
-    params.push(actor.countyId);
-  }
-  return parts.length ? { sql: `(${parts.join(' or ')})`, params } : null;
-}
+const ownHeld = (actor: Actor, h: string): Scope | null => ownPart(actor, `${h}.holder_organization_id`, `${h}.holder_federative_unit = (${CALLER_UF})`);
 
 /**
  * The units whose `data` the caller reads through another organization (DOMAIN.md, "Access between
