@@ -60,6 +60,7 @@ import { EpcisResolver } from './epcis/epcis.resolver.js';
 import { AttachmentResolver } from './attachments/attachment.resolver.js';
 import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
 import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
+import { WebhookResolver } from './webhooks/webhook.resolver.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -78,6 +79,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       ControlUnitFieldsResolver,
       VehicleResolver, VehicleFieldsResolver,
       GtaResolver,
+      WebhookResolver,
       GtaFieldsResolver,
       IntegrationResolver,
       InviteResolver,

@@ -98,6 +98,16 @@ const schema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool.default(false),
   S3_PREFIX: z.string().max(200).default('attachments/'),
+  /** Issue 24: the relay of the committed log and the webhook sender run in this instance (off: the embedded default). */
+  EVENTS_OUT: bool.default(false),
+  EVENTS_OUT_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
+  WEBHOOK_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** With EVENTS_OUT: every committed event also goes to this NATS server's JetStream. */
+  NATS_URL: z.string().min(1).optional(),
+  NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('LIVESTOCK'),
+  NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('livestock'),
 });
 
 /** Every variable the configuration reads (the README's configuration table lists each; test/readme.test.ts holds it so). */

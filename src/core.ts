@@ -40,6 +40,7 @@ import { openAttachmentStore } from './attachments/attachment.store.js';
 import { IntegrationQaService } from './movements/integration-qa.service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { EpcisService } from './epcis/epcis.service.js';
+import { WebhookService } from './outbox/webhook.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -77,6 +78,7 @@ export interface Core {
   /** Wired to the database once it is open (src/server.ts). */
   mailer: Mailer;
   epcis: EpcisService;
+  webhooks: WebhookService;
 }
 
 /** `clock`: the instant each request is judged at (tests pass one they move). `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -110,5 +112,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
     sharings: new SharingService(),
     mailer,
     epcis: new EpcisService(clock),
+    webhooks: new WebhookService(),
   };
 }

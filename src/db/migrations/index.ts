@@ -23,6 +23,7 @@ import { Migration0025TraceRuns } from './Migration0025TraceRuns.js';
 import { Migration0026EventSubjects } from './Migration0026EventSubjects.js';
 import { Migration0027EpcisReads } from './Migration0027EpcisReads.js';
 import { Migration0029Hardening } from './Migration0029Hardening.js';
+import { Migration0038EventsOut } from './Migration0038EventsOut.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -51,5 +52,6 @@ export const migrationsList = [
   { name: 'Migration0026EventSubjects', class: Migration0026EventSubjects },
   { name: 'Migration0027EpcisReads', class: Migration0027EpcisReads },
   { name: 'Migration0029Hardening', class: Migration0029Hardening },
+  { name: 'Migration0038EventsOut', class: Migration0038EventsOut },
 ];
 
