@@ -29,8 +29,8 @@ interface Claimed {
   ts_created_at: Date | string;
 }
 
-/** How long a claimed delivery is its sender's: past it (the sender died), another sends it again with the same webhook-id. */
-const LEASE_SECONDS = 60;
+/** How long a claimed delivery is its sender's beyond the attempt's timeout: past it (the sender died), another sends it again with the same webhook-id. */
+const LEASE_MARGIN_MS = 5000;
 const MAX_DELAY_MS = 3600_000;
 
 /**
@@ -38,7 +38,7 @@ const MAX_DELAY_MS = 3600_000;
  * oldest pending of each (so a record's events arrive in log order), counting the attempt as it
  * claims (a sender killed mid-send has used one).
  */
-const CLAIM = `update webhook_delivery d set ts_lease_until = now() + interval '${LEASE_SECONDS} seconds', int_attempts = d.int_attempts + 1
+const CLAIM = `update webhook_delivery d set ts_lease_until = now() + ? * interval '1 millisecond', int_attempts = d.int_attempts + 1
   from webhook_endpoint w, event e
  where d.id in (
    select q.id from webhook_delivery q
@@ -80,7 +80,7 @@ async function post(d: Claimed, body: string, timeoutMs: number): Promise<{ stat
 
 /** Sends one batch of due deliveries; returns how many it tried. */
 export async function sendDue(em: EntityManager, options: SenderOptions, log: Logger): Promise<number> {
-  const claimed = await executeBound<Claimed>(em, CLAIM, [options.batch]);
+  const claimed = await executeBound<Claimed>(em, CLAIM, [options.timeoutMs + LEASE_MARGIN_MS, options.batch]);
   await Promise.all(
     claimed.map(async (d) => {
       const result = await post(d, await bodyOf(em, d), options.timeoutMs);
