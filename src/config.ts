@@ -141,6 +141,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither');
   }
   const introspection = c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production';
+  if (c.EVENTS_OUT && !c.DATABASE_URL) {
+    // The relay holds a transaction per window and reads the other sessions' transactions: the embedded PGlite has one session.
+    throw new ConfigError('Invalid configuration:\n  EVENTS_OUT: needs PostgreSQL (DATABASE_URL)');
+  }
   if (!c.S3_BUCKET && (c.S3_ENDPOINT || c.S3_ACCESS_KEY_ID || c.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  S3_BUCKET: is required when any other S3_* setting is given');
   }

@@ -69,11 +69,13 @@ async function windowEnd(tx: EntityManager, from: string, limit: number): Promis
     if (next[0]?.xid) end = next[0].xid;
   }
   for (;;) {
-    const inverted = await executeBound<{ xid: string | null }>(tx, 
-      `select min(b.xid)::text as xid from event b
-        where b.xid >= ?::xid8 and b.xid < ?::xid8
-          and exists (select 1 from event a where a.str_record_type = b.str_record_type and a.record_id = b.record_id and a.seq < b.seq and a.xid >= ?::xid8)`,
-      [from, end, end],
+    // Driven by the few events past the window's end (the xid index), then their records' later events.
+    const inverted = await executeBound<{ xid: string | null }>(
+      tx,
+      `select min(b.xid)::text as xid from event a
+         join event b on b.str_record_type = a.str_record_type and b.record_id = a.record_id and b.seq > a.seq
+        where a.xid >= ?::xid8 and b.xid >= ?::xid8 and b.xid < ?::xid8`,
+      [end, from, end],
     );
     if (!inverted[0]?.xid) return end;
     end = inverted[0].xid;
