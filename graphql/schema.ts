@@ -61,6 +61,7 @@ import { EudrResolver } from './eudr/eudr.resolver.js';
 import { AttachmentResolver } from './attachments/attachment.resolver.js';
 import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
 import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
+import { WebhookResolver } from './webhooks/webhook.resolver.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -79,6 +80,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       ControlUnitFieldsResolver,
       VehicleResolver, VehicleFieldsResolver,
       GtaResolver,
+      WebhookResolver,
       GtaFieldsResolver,
       IntegrationResolver,
       InviteResolver,

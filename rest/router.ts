@@ -22,6 +22,7 @@ import { tagsOutRoutes } from './tags-out.routes.js';
 import { animalMovementRoutes } from './animal-movements.routes.js';
 import { traceRoutes } from './trace.routes.js';
 import { epcisRoutes } from './epcis.routes.js';
+import { webhookRoutes } from './webhooks.routes.js';
 import { occurrenceRoutes } from './occurrences.routes.js';
 import { travelRoutes } from './travels.routes.js';
 import { singletonRoutes } from './singletons.routes.js';
@@ -39,7 +40,7 @@ import { filtersFromQuery, pageFromQuery, stripUnknown } from './variables.js';
 export const routes: Route[] = [...authRoutes, ...userRoutes, ...organizationRoutes, ...countyRoutes, ...establishmentRoutes, ...controlUnitRoutes, ...vehicleRoutes, ...gtaRoutes, ...integrationRoutes, ...inviteRoutes, ...inviteRequestRoutes, ...sharingRoutes,
   ...tagsTransferRoutes,
   ...tagsReservationRoutes, ...tagsIdentificationRoutes, ...animalRoutes, ...tagsOutRoutes, ...animalMovementRoutes, ...traceRoutes,
-  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes, ...attachmentRoutes, ...integrationQaRoutes, ...epcisRoutes, ...eudrRoutes];
+  ...occurrenceRoutes, ...travelRoutes, ...singletonRoutes, ...attachmentRoutes, ...integrationQaRoutes, ...epcisRoutes, ...eudrRoutes, ...webhookRoutes];
 
 /** Where a POST may carry multipart/form-data instead of JSON: the upload routes. */
 const UPLOAD_PATHS = new Set(routes.filter((r) => r.upload).map((r) => `${r.method} ${r.path}`));

@@ -108,6 +108,16 @@ const schema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool.default(false),
   S3_PREFIX: z.string().max(200).default('attachments/'),
+  /** Issue 24: the relay of the committed log and the webhook sender run in this instance (off: the embedded default). */
+  EVENTS_OUT: bool.default(false),
+  EVENTS_OUT_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
+  WEBHOOK_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** With EVENTS_OUT: every committed event also goes to this NATS server's JetStream. */
+  NATS_URL: z.string().min(1).optional(),
+  NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('LIVESTOCK'),
+  NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('livestock'),
 });
 
 /** Every variable the configuration reads (the README's configuration table lists each; test/readme.test.ts holds it so). */
@@ -141,6 +151,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither');
   }
   const introspection = c.GRAPHQL_INTROSPECTION ?? c.NODE_ENV !== 'production';
+  if (c.EVENTS_OUT && !c.DATABASE_URL) {
+    // The relay holds a transaction per window and reads the other sessions' transactions: the embedded PGlite has one session.
+    throw new ConfigError('Invalid configuration:\n  EVENTS_OUT: needs PostgreSQL (DATABASE_URL)');
+  }
   if (!c.S3_BUCKET && (c.S3_ENDPOINT || c.S3_ACCESS_KEY_ID || c.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  S3_BUCKET: is required when any other S3_* setting is given');
   }

@@ -41,6 +41,7 @@ import { IntegrationQaService } from './movements/integration-qa.service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { EpcisService } from './epcis/epcis.service.js';
 import { EudrService } from './eudr/eudr.service.js';
+import { WebhookService } from './outbox/webhook.service.js';
 
 /** The domain core: every service, built once per process from the config. */
 export interface Core {
@@ -79,6 +80,7 @@ export interface Core {
   mailer: Mailer;
   epcis: EpcisService;
   eudr: EudrService;
+  webhooks: WebhookService;
 }
 
 /** `clock`: the instant each request is judged at (tests pass one they move). `pool`: PostgreSQL's, for what every instance must share (login throttling); none on PGlite. */
@@ -113,5 +115,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
     mailer,
     epcis: new EpcisService(clock),
     eudr: new EudrService(config.EUDR_STATEMENT_MAX_BYTES),
+    webhooks: new WebhookService(),
   };
 }

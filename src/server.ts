@@ -24,6 +24,7 @@ import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, isUploadRoute, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
+import { startEventsOut } from './outbox/events-out.js';
 import { corsMiddleware } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';
@@ -82,6 +83,13 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // PGlite belongs to this one process: no claim of an earlier run can still be running.
   if (!claims) await releaseDeadClaims(orm.em.fork());
   const schema = await getSchema();
+  const eventsOut = config.EVENTS_OUT
+    ? await startEventsOut(() => orm.em.fork(), {
+        pollMs: config.EVENTS_OUT_POLL_MS,
+        webhooks: { backoffMs: config.WEBHOOK_BACKOFF_MS, retryHours: config.WEBHOOK_RETRY_HOURS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, batch: 100 },
+        nats: config.NATS_URL ? { url: config.NATS_URL, stream: config.NATS_STREAM, prefix: config.NATS_SUBJECT_PREFIX } : null,
+      }, log)
+    : null;
 
   // Depth, cost, aliases, tokens and directives as a well-kept library counts them; no field
   // suggestions where introspection is off (production).
@@ -345,6 +353,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
       await claims?.close();
       await replicas?.close();
       core.mailer.stop();
+      await eventsOut?.stop();
       await orm.close();
     },
   };

@@ -7,6 +7,7 @@ import { ControlUnit } from '../places/control-unit.entity.js';
 import { Establishment } from '../places/establishment.entity.js';
 import { SentMessage } from '../shared/sent-message.entity.js';
 import { Vehicle } from '../transit/vehicle.entity.js';
+import { WebhookEndpoint } from '../outbox/webhook.entity.js';
 import { Invite } from '../access/invite.entity.js';
 import { InviteRequest } from '../access/invite-request.entity.js';
 import { Gta } from '../movements/gta.entity.js';
@@ -27,4 +28,4 @@ import { PrivacyTerms } from '../identity/privacy-terms.entity.js';
 import { Attachment } from '../attachments/attachment.entity.js';
 import { Sharing } from '../access/sharing.entity.js';
 
-export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Sharing, Attachment];
+export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Sharing, Attachment, WebhookEndpoint];

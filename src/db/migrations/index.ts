@@ -28,6 +28,7 @@ import { Migration0032TagPlaceFromAnimal } from './Migration0032TagPlaceFromAnim
 import { Migration0033StayUnitOfEstablishment } from './Migration0033StayUnitOfEstablishment.js';
 import { Migration0036ScopeHolders } from './Migration0036ScopeHolders.js';
 import { Migration0037TagHolderView } from './Migration0037TagHolderView.js';
+import { Migration0038EventsOut } from './Migration0038EventsOut.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -61,4 +62,5 @@ export const migrationsList = [
   { name: 'Migration0033StayUnitOfEstablishment', class: Migration0033StayUnitOfEstablishment },
   { name: 'Migration0036ScopeHolders', class: Migration0036ScopeHolders },
   { name: 'Migration0037TagHolderView', class: Migration0037TagHolderView },
+  { name: 'Migration0038EventsOut', class: Migration0038EventsOut },
 ];

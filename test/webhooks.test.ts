@@ -1,0 +1,166 @@
+import { appendEvent } from '../src/shared/events.js';
+import { expectStatus, mustPost, startApp, type TestApp } from './helpers/app.js';
+import { rows } from './helpers/db.js';
+import { holding, issueGta, type Holding } from './helpers/movements.js';
+import { makeCounty, type TestCounty } from './helpers/places.js';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
+
+/**
+ * Issue 24: webhooks from the committed log. A real receiver verifies every delivery with the
+ * standardwebhooks verifier; the relay reads by finished transactions, so an event committed late
+ * with a lower seq still goes out and a rolled-back one never does.
+ */
+
+let app: TestApp;
+let county: TestCounty;
+let receiver: Receiver & { secret: string };
+beforeAll(async () => {
+  // The relay needs PostgreSQL (EVENTS_OUT refuses PGlite): there, the endpoints are managed and nothing is sent.
+  app = await startApp(process.env.DATABASE_URL ? { EVENTS_OUT: 'true', EVENTS_OUT_POLL_MS: '20', WEBHOOK_BACKOFF_MS: '50' } : {});
+  county = await makeCounty(app);
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await app.close();
+  await receiver.close();
+});
+
+const em = () => app.service.orm.em.fork();
+
+async function endpoint(h: Holding, body: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
+  const res = await mustPost(app, '/api/webhooks', h.owner.access, { str_url: receiver.url, ...body });
+  expect(res.body.data.str_secret).toMatch(/^whsec_/);
+  return { id: res.body.data.webhook.id, secret: res.body.data.str_secret };
+}
+
+/** An event of the holding's establishment, appended in a transaction the test holds open until `settle`. */
+async function openWrite(h: Holding, type: string, record: { type: string; id: string } = { type: 'Establishment', id: h.unit.establishmentId }): Promise<{ commit(): Promise<void>; rollback(): Promise<void> }> {
+  const fork = em();
+  let finish!: (commit: boolean) => void;
+  const decided = new Promise<boolean>((resolve) => (finish = resolve));
+  let appended!: () => void;
+  const ready = new Promise<void>((resolve) => (appended = resolve));
+  const done = fork
+    .transactional(async (tx) => {
+      await appendEvent(tx, { type, recordType: record.type, recordId: record.id, actorId: h.owner.user.id, payload: {} });
+      appended();
+      if (!(await decided)) throw new Error('rolled back');
+    })
+    .catch((e: Error) => {
+      if (e.message !== 'rolled back') throw e;
+    });
+  await ready;
+  return {
+    async commit() {
+      finish(true);
+      await done;
+    },
+    async rollback() {
+      finish(false);
+      await done;
+    },
+  };
+}
+
+const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
+
+describe('/api/webhooks', () => {
+  it('creates an endpoint whose secret is shown once, lists, reads, updates and deletes it, and answers 422 naming a bad field', async () => {
+    const h = await holding(app, county);
+    const { id } = await endpoint(h, { str_record_types: ['Gta'], str_event_types: ['GTA_CREATED'] });
+    const read = await app.call('GET', `/api/webhooks/${id}`, { token: h.owner.access });
+    expectStatus(read, 200);
+    expect(read.body.data).toMatchObject({ id, str_url: receiver.url, str_record_types: ['Gta'], str_event_types: ['GTA_CREATED'], bl_active: true });
+    expect(JSON.stringify(read.body)).not.toContain('whsec_');
+    const list = await app.call('GET', '/api/webhooks', { token: h.owner.access });
+    expect(list.body.data.map((w: { id: string }) => w.id)).toEqual([id]);
+    const other = await holding(app, county);
+    expect((await app.call('GET', `/api/webhooks/${id}`, { token: other.owner.access })).status).toBe(404);
+    const changed = await app.call('PATCH', `/api/webhooks/${id}`, { token: h.owner.access, body: { bl_active: false } });
+    expect(changed.body.data.bl_active).toBe(false);
+    const bad = await app.call('POST', '/api/webhooks', { token: h.owner.access, body: { str_url: 'ftp://x', str_record_types: ['Nope'] } });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.detail.fields).sort()).toEqual(['str_record_types', 'str_url']);
+    expect((await app.call('DELETE', `/api/webhooks/${id}`, { token: h.owner.access })).status).toBe(204);
+    expect((await app.call('GET', `/api/webhooks/${id}`, { token: h.owner.access })).status).toBe(404);
+  });
+});
+
+onPostgres('webhook deliveries (PostgreSQL)', () => {
+  it("delivers signed events of the owner's records only, in log order, ids equal to the log's; a rolled-back write sends nothing; a late commit with a lower seq is not skipped", async () => {
+    const farm = await holding(app, county);
+    const feedlot = await holding(app, county, 'FEEDLOT');
+    const stranger = await holding(app, county);
+    const hook = await endpoint(farm, { str_record_types: ['Gta', 'Establishment'] });
+    receiver.secret = hook.secret;
+    const before = receiver.received.length;
+
+    const first = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 1);
+    // Held open: its event takes a seq before the GTAs' but commits after them (each on a stream of its own: a stream's writers wait for each other).
+    const late = await openWrite(farm, 'TEST_LATE');
+    const doomed = await openWrite(farm, 'TEST_ROLLED_BACK', { type: 'Gta', id: first.id });
+    const gtas = [first, await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 1), await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 2)];
+    await issueGta(app, stranger.owner.access, stranger.unit, feedlot.unit, 1);
+    await doomed.rollback();
+    await late.commit();
+    // Past every write above: once it arrived, so did everything the relay would send before it.
+    const marker = await openWrite(farm, 'TEST_MARKER');
+    await marker.commit();
+    await receiver.waitFor(before + 5);
+    await new Promise((r) => setTimeout(r, 300));
+
+    const got = receiver.received.slice(before);
+    const logged = await rows<{ id: string; str_type: string; record_id: string }>(
+      app,
+      `select id, str_type, record_id from event where (str_record_type = 'Gta' and record_id in (?)) or (str_record_type = 'Establishment' and record_id = ? and str_type like 'TEST_%') order by seq`,
+      [gtas.map((g) => g.id), farm.unit.establishmentId],
+    );
+    expect(logged.map((e) => e.str_type)).toEqual(['GTA_CREATED', 'TEST_LATE', 'GTA_CREATED', 'GTA_CREATED', 'TEST_MARKER']);
+    expect(got.map((d) => d.id).sort()).toEqual(logged.map((e) => e.id).sort());
+    expect(got.map((d) => d.type)).not.toContain('TEST_ROLLED_BACK');
+    expect(got.every((d) => d.body.data.record_id !== stranger.unit.establishmentId)).toBe(true);
+    expect(receiver.refused).toBe(0);
+    // The establishment's own events arrive in its log order (the marker after the late one).
+    expect(got.filter((d) => d.recordId === farm.unit.establishmentId).map((d) => d.type)).toEqual(['TEST_LATE', 'TEST_MARKER']);
+
+    const log = await app.call('GET', `/api/webhooks/${hook.id}/deliveries`, { token: farm.owner.access });
+    expectStatus(log, 200);
+    expect(log.body.meta.int_total_results).toBe(5);
+    expect(log.body.data.every((d: { str_status: string; int_attempts: number }) => d.str_status === 'DELIVERED' && d.int_attempts === 1)).toBe(true);
+  });
+
+  it('retries a failing receiver with backoff, keeps a record in order behind its failed delivery, and replays from a point', async () => {
+    const farm = await holding(app, county);
+    const hook = await endpoint(farm, { str_record_types: ['Establishment'] });
+    receiver.secret = hook.secret;
+    receiver.status = 500;
+    const before = receiver.received.length;
+    const first = await openWrite(farm, 'TEST_FIRST');
+    await first.commit();
+    const second = await openWrite(farm, 'TEST_SECOND');
+    await second.commit();
+    // Two failed attempts at least, and the second event not tried while the first is pending.
+    for (let i = 0; i < 500; i++) {
+      const [d] = await rows<{ int_attempts: number; n: number }>(app, `select max(int_attempts)::int as int_attempts, count(*)::int as n from webhook_delivery where endpoint_id = ?`, [hook.id]);
+      if ((d?.int_attempts ?? 0) >= 2 && d?.n === 2) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const attempts = await rows<{ int_attempts: number; str_last_error: string }>(app, 'select int_attempts, str_last_error from webhook_delivery where endpoint_id = ? order by event_seq', [hook.id]);
+    expect(attempts[0]!.int_attempts).toBeGreaterThanOrEqual(2);
+    expect(attempts[0]!.str_last_error).toBe('HTTP 500');
+    expect(attempts[1]!.int_attempts).toBe(0);
+    receiver.status = 200;
+    await receiver.waitFor(before + 2);
+    expect(receiver.received.slice(before).map((d) => d.type)).toEqual(['TEST_FIRST', 'TEST_SECOND']);
+
+    // Replay: both again, in order, with the same webhook-ids.
+    const from = new Date(Date.now() - 3600_000).toISOString();
+    const replay = await app.call('POST', `/api/webhooks/${hook.id}/replay`, { token: farm.owner.access, body: { ts_from: from } });
+    expectStatus(replay, 200);
+    expect(replay.body.data.int_deliveries).toBe(2);
+    await receiver.waitFor(before + 4);
+    const all = receiver.received.slice(before);
+    expect(all.slice(2).map((d) => d.id)).toEqual(all.slice(0, 2).map((d) => d.id));
+    expect((await app.call('POST', `/api/webhooks/${hook.id}/replay`, { token: farm.owner.access, body: {} })).status).toBe(422);
+  });
+});
