@@ -1,4 +1,4 @@
-import type { Db } from '../db/sql.js';
+import { bulkOf, type Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { checkLot, type EudrLotInput } from './eudr-lot.input.js';
@@ -23,7 +23,8 @@ export class EudrService {
   /** POST /api/eudr/geolocation and /api/eudr/verdict: two statements whatever the lot's size (authentication, the read). */
   async geolocation(db: Db, actor: Actor, input: EudrLotInput): Promise<EudrGeolocation> {
     const { lot, expected } = checkLot(input);
-    const rows = await readLotHoldings(db, lot, eudrPolicy.holderScope(actor), expected, actor.now);
+    // A bulk read: on a replica when there is one (docs/decisions/replicas.md).
+    const rows = await readLotHoldings(bulkOf(db), lot, eudrPolicy.holderScope(actor), expected, actor.now);
     if (!rows.length) throw DomainError.notFound('lot');
     const fc = featureCollectionOf(rows);
     const text = geojsonText(fc);
