@@ -141,6 +141,7 @@ function notARecordReference(method: string, path: string, field: string): strin
   if (`${method} ${path} ${field}` === 'POST /api/tags-ingress tags_boxes[].id') return "a supplier's boxes arrive with the client's ids for them";
   if (leaf === 'str_external_id') return "the state's own id of a GTA, not one of ours";
   if (leaf === 'county_id') return 'counties are public: every signed-in caller lists them';
+  if (leaf === 'record_ids') return "a webhook's filter, not a reference: any uuid is taken (another organization's as a random one), and each delivery is still scoped to what the endpoint's owner may read";
   if (/(^|_)(control_unit_id|establishment_id)$/.test(leaf)) return "places are public (Establishment Partial Unrestricted Data, every signed-in caller): naming another organization's unit or establishment is how movements, invite requests and GTAs reach it";
   if (/^(user_id|owner_user_id|responsible_user_id|transporter_user_id|owner_id|lst_user_ids|lst_org_ids|org_id|organization_id|vehicle_id)$/.test(leaf)) {
     return "an account (user, organization, a transporter's truck) addressed by the id its owner hands out: invites, sharings, members, responsible users and travels name accounts of other organizations by design";
