@@ -54,7 +54,8 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   const pathCase = PATHS.map(([p, share]) => `when x < ${(cumulative += share).toFixed(3)} then '${p}'`).join(' ');
   await em.execute('set local jit = off');
   await em.execute('set local max_parallel_workers_per_gather = 0'); // random() in a worker ignores the seed
-  // The rows are consistent by construction: foreign keys are not checked row by row (5,000,000 stays).
+  // The rows are consistent by construction: foreign keys are not checked row by row (5,000,000 stays),
+  // and no trigger runs, so the inserts below name each row's holder (Migration0036) themselves.
   await em.execute('set local session_replication_role = replica');
   await em.execute('select setseed(0.42)');
   await em.execute(
@@ -145,11 +146,11 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   )) as { name: string; def: string }[];
   for (const index of indexes) await em.execute(`drop index ${index.name}`);
   await em.execute(
-    `insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at, str_status, ts_ended_at)
+    `insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at, str_status, ts_ended_at, holder_organization_id, holder_federative_unit)
      select l.animal_id, 'BOVINE', case when l.n % 2 = 0 then 'MALE' else 'FEMALE' end, l.unit_id, ?::timestamptz + l.born * interval '1 day',
             case when l.kind = 'S' then 'SLAUGHTERED' when l.ended then 'IN_TRANSIT' else 'ACTIVE' end,
-            case when l.kind = 'S' then ?::timestamptz + l.t_end * interval '1 day' end
-       from bench_last l`,
+            case when l.kind = 'S' then ?::timestamptz + l.t_end * interval '1 day' end, h.holder_organization_id, h.holder_federative_unit
+       from bench_last l left join unit_holder h on h.control_unit_id = l.unit_id`,
     [epoch, epoch],
   );
   // Trucks: the moves from one establishment to another, in the order they leave, loaded 20–40 at a
@@ -191,10 +192,11 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   await em.execute('create index on bench_truck (n, k, part)');
   // A stay is open when the animal is still there at the horizon (or it is a breeding female's last).
   await em.execute(
-    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id)
+    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id, holder_organization_id, holder_federative_unit)
      select l.animal_id, u.id, u.establishment_id, ?::timestamptz + l.t_from * interval '1 day',
-            case when l.t_from + l.days >= ${spec.horizon} and l.kind <> 'S' then null else ?::timestamptz + (l.t_from + l.days) * interval '1 day' end, b.egress_id
-       from bench_leg l join bench_unit u on u.g = l.g and u.u = l.u
+            case when l.t_from + l.days >= ${spec.horizon} and l.kind <> 'S' then null else ?::timestamptz + (l.t_from + l.days) * interval '1 day' end, b.egress_id,
+            h.holder_organization_id, h.holder_federative_unit
+       from bench_leg l join bench_unit u on u.g = l.g and u.u = l.u join unit_holder h on h.control_unit_id = u.id
        left join bench_truck t on t.n = l.n and t.k = l.k and t.part = l.part
        left join bench_load b on b.from_g = t.from_g and b.to_g = t.to_g and b.chunk = t.chunk`,
     [epoch, epoch],
