@@ -1,16 +1,12 @@
 import { executeBound } from '../db/bound.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { LoggedEventFields } from '../shared/events.js';
 
 /** One committed event as the relay hands it to a consumer, with the records it lists. */
-export interface RelayedEvent {
+export interface RelayedEvent extends LoggedEventFields {
   seq: string;
   id: string;
-  str_type: string;
-  str_record_type: string;
-  record_id: string;
-  actor_id: string | null;
   ts_occurred_at: string;
-  str_payload: string;
   xid: string;
   listed: { str_record_type: string; id: string }[];
 }

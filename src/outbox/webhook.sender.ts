@@ -2,6 +2,7 @@ import { executeBound } from '../db/bound.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from 'standardwebhooks';
 import type { Logger } from '../shared/logger.js';
+import type { LoggedEventFields } from '../shared/events.js';
 
 export interface SenderOptions {
   /** The first retry's delay; each next doubles, up to an hour. */
@@ -13,17 +14,11 @@ export interface SenderOptions {
   batch: number;
 }
 
-interface Claimed {
+interface Claimed extends LoggedEventFields {
   id: string;
   str_url: string;
   str_secret: string;
   event_id: string;
-  str_type: string;
-  str_record_type: string;
-  record_id: string;
-  actor_id: string | null;
-  ts_occurred_at: Date | string;
-  str_payload: string;
   event_seq: string;
   int_attempts: number;
   ts_created_at: Date | string;

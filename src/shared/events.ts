@@ -47,15 +47,19 @@ function listOf(subjects: Subject[]): SubjectTuple[] {
   return list.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1));
 }
 
-interface EventRow {
-  seq: string;
-  id: string;
+/** The columns of a logged event every reader of the log shares (verification, the relay, the webhook sender). */
+export interface LoggedEventFields {
   str_type: string;
   str_record_type: string;
   record_id: string;
   actor_id: string | null;
   ts_occurred_at: Date | string;
   str_payload: string;
+}
+
+interface EventRow extends LoggedEventFields {
+  seq: string;
+  id: string;
   str_prev_hash: string;
   str_hash: string;
   bl_record_chain: boolean;
