@@ -103,7 +103,7 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   // random choices are stored before they are joined (a join would evaluate random() again).
   await em.execute(
     `create unlogged table bench_pick as
-       select a.n, a.id as animal_id, k, substr(a.path, k, 1) as kind, a.born,
+       select a.n, a.id as animal_id, k, substr(a.path, k, 1) as kind, a.born, k = length(a.path) as last,
               case when k > 1 and random() < 0.08 then floor(random() * ${regions})::int else a.region end as region,
               power(random(), case when substr(a.path, k, 1) in ('B', 'R') then 2 else 1 end) as pick,
               case substr(a.path, k, 1)
@@ -111,27 +111,63 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
                 when 'R' then 200 + random() * 300
                 when 'A' then 0.5 + random() * 1.5
                 when 'F' then 90 + random() * 40
-                else 0.3 + random() * 0.4 end as days
+                else 0.3 + random() * 0.4 end as days,
+              1 + floor(random() * 4)::int as parts_r, random() as u0_r, 0.5 + random() * 0.5 as transit
          from bench_animal a cross join lateral generate_series(1, length(a.path)) k`,
   );
   await em.execute('analyze bench_kind');
   await em.execute('analyze bench_est');
+  // The plan of each life: the establishment each stage would go to, its arrival (the first
+  // stage's at birth; the others' set move by move below) and its departure.
   await em.execute(
-    `create unlogged table bench_stage as
-       select p.*, e.id as establishment_id, e.nunits, e.g,
-              case when p.kind in ('B', 'R') then least(e.nunits, 1 + floor(random() * 4)::int) else 1 end as parts,
-              floor(random() * e.nunits)::int as u0
+    `create unlogged table bench_plan as
+       select p.*, e.id as establishment_id, e.nunits, e.g, e.kx, case when p.k = 1 then p.born end as t_arr, null::float8 as dep, null::int as load_n
          from bench_pick p join bench_kind c on c.region = p.region and c.kind = p.kind
          join bench_est e on e.region = p.region and e.kind = p.kind and e.kx = floor(c.n * p.pick)::int`,
   );
-  // The stays: a stage's parts in turn, half a day to a day in transit between establishments.
+  await em.execute('create index on bench_plan (n, k)');
+  // Trucks, move by move (the k-th move's departures follow from the earlier moves' waits): the
+  // animals ready to leave for the same kind of establishment in the same region within one period
+  // are loaded in the order they are ready, 20–40 to a truck (the size fixed per origin): from an
+  // auction or a feedlot, its own animals of one week; from farms, which sell a calf or two a month
+  // each here, the animals of one month of ten neighbouring farms of a kind (the truck collects
+  // them). A truck leaves when its last animal is ready (the others wait at their farm), for the
+  // establishment its first animal was bound to, and unloads there, at one unit, after one transit
+  // of half a day to a day: its riders share it from loading to unloading. Without trucks each
+  // animal travels alone.
+  const maxMoves = PATHS.reduce((m, [p]) => Math.max(m, p.length - 1), 0);
+  const trucks = spec.trucks !== false;
+  for (let k = 1; k <= maxMoves; k++) {
+    await em.execute(
+      `create unlogged table bench_go as
+         select x.*, max(x.dep) over c as depart, first_value(x.n) over c as load_n, first_value(x.to_g) over c as dest_g, first_value(x.to_est) over c as dest_est,
+                first_value(x.to_nunits) over c as dest_nunits, first_value(x.to_u0) over c as dest_u0, first_value(x.transit) over c as dest_transit
+           from (select y.*, ${trucks ? '(row_number() over (partition by y.region, y.kind, y.og, y.to_kind, y.period order by y.dep, y.n) - 1) / (20 + (y.og * 7 + y.region * 3) % 21)' : 'y.n'} as chunk
+                   from (select p.n, p.g, p.region, p.kind, case when p.kind in ('B', 'R') then p.kx / 25 else p.kx end as og, p.t_arr + p.days as dep, p.transit, q.kind as to_kind, q.region as to_region, q.g as to_g, q.establishment_id as to_est, q.nunits as to_nunits, q.u0_r as to_u0,
+                                floor((p.t_arr + p.days) / case when p.kind in ('B', 'R') then 30 else 14 end)::int as period
+                           from bench_plan p join bench_plan q on q.n = p.n and q.k = p.k + 1 where p.k = ${k}) y) x
+         window c as (partition by x.region, x.kind, x.og, x.to_kind, x.period, x.chunk order by x.dep, x.n rows between unbounded preceding and unbounded following)`,
+    );
+    await em.execute(`update bench_plan p set dep = b.depart, load_n = ${trucks ? 'b.load_n' : 'null'} from bench_go b where p.n = b.n and p.k = ${k}`);
+    await em.execute(
+      `update bench_plan q set t_arr = b.depart + b.dest_transit, g = b.dest_g, establishment_id = b.dest_est, nunits = b.dest_nunits, u0_r = b.dest_u0
+         from bench_go b where q.n = b.n and q.k = ${k + 1}`,
+    );
+    await em.execute('drop table bench_go');
+  }
+  await em.execute('update bench_plan set dep = t_arr + days where last');
+  await em.execute(
+    `create unlogged table bench_stage as
+       select p.n, p.animal_id, p.k, p.kind, p.born, p.establishment_id, p.nunits, p.g, p.t_arr, p.dep - p.t_arr as dur, p.load_n,
+              case when p.kind in ('B', 'R') then least(p.nunits, p.parts_r) else 1 end as parts, floor(p.u0_r * p.nunits)::int as u0
+         from bench_plan p`,
+  );
+  // The stays: a stage's parts in turn; between establishments the truck's transit.
   await em.execute(
     `create unlogged table bench_leg as
-       select l.*, l.born + coalesce(sum(l.span) over (partition by l.n order by l.k, l.part rows between unbounded preceding and 1 preceding), 0) as t_from
-         from (select s.n, s.animal_id, s.k, s.kind, s.born, s.establishment_id, s.g, part, s.parts,
-                      (s.u0 + part) % s.nunits as u, s.days / s.parts as days,
-                      s.days / s.parts + case when part = s.parts - 1 then 0.5 + random() * 0.5 else 0 end as span
-                 from bench_stage s cross join lateral generate_series(0, s.parts - 1) part) l`,
+       select s.n, s.animal_id, s.k, s.kind, s.born, s.establishment_id, s.g, part, s.parts, (s.u0 + part) % s.nunits as u,
+              s.dur / s.parts as days, s.t_arr + part * s.dur / s.parts as t_from, case when part = s.parts - 1 then s.load_n end as load_n
+         from bench_stage s cross join lateral generate_series(0, s.parts - 1) part`,
   );
   await em.execute(`delete from bench_leg where t_from >= ${spec.horizon}`);
   await em.execute('create index on bench_leg (n, k desc, part desc)');
@@ -153,25 +189,22 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
        from bench_last l left join unit_holder h on h.control_unit_id = l.unit_id`,
     [epoch, epoch],
   );
-  // Trucks: the moves from one establishment to another, in the order they leave, loaded 20–40 at a
-  // time (the size fixed per pair of establishments) under one finished egress and, between two
-  // different units, a travel. Each animal keeps its own departure and arrival, so the riders of a
-  // truck share it where their rides overlap (the loads of a busy pair leave within hours; of a
-  // quiet one, days apart).
+  // The loads: each truck that left before the horizon with an animal that arrived before it, under one
+  // finished egress (from its first rider's unit to the unit it unloads at) and a travel.
   await em.execute(
     `create unlogged table bench_truck as
-       select x.n, x.k, x.part, x.g as from_g, x.next_g as to_g, x.t_end,
-              ((row_number() over (partition by x.g, x.next_g order by x.t_end, x.n) - 1) / (20 + (x.g * 7 + x.next_g) % 21))::int as chunk
-         from (select l.n, l.k, l.part, l.g, l.t_from + l.days as t_end, lead(l.g) over w as next_g, lead(l.k) over w as next_k
-                 from bench_leg l window w as (partition by l.n order by l.k, l.part)) x
-        where ${spec.trucks === false ? 'false' : 'true'} and x.next_k is not null and x.next_k <> x.k`,
+       select l.n, l.k, l.part, l.load_n, l.t_from + l.days as t_end, u.id as from_unit, nu.id as to_unit
+         from bench_leg l join bench_unit u on u.g = l.g and u.u = l.u
+         join bench_leg nl on nl.n = l.n and nl.k = l.k + 1 and nl.part = 0 join bench_unit nu on nu.g = nl.g and nu.u = nl.u
+        where l.load_n is not null and l.part = l.parts - 1`,
   );
   await em.execute(
     `create unlogged table bench_load as
-       select b.*, gen_random_uuid() as egress_id, gen_random_uuid() as travel_id, fu.id as from_unit, tu.id as to_unit
-         from (select t.from_g, t.to_g, t.chunk, min(t.t_end) as t0, max(t.t_end) as t1 from bench_truck t group by t.from_g, t.to_g, t.chunk) b
-         join bench_unit fu on fu.g = b.from_g and fu.u = 0 join bench_unit tu on tu.g = b.to_g and tu.u = 0`,
+       select t.k, t.load_n, gen_random_uuid() as egress_id, gen_random_uuid() as travel_id, min(t.t_end) as t0, max(t.t_end) as t1,
+              (array_agg(t.from_unit order by t.n))[1] as from_unit, (array_agg(t.to_unit order by t.n))[1] as to_unit, count(*)::int as riders
+         from bench_truck t group by t.k, t.load_n`,
   );
+  await em.execute('create index on bench_load (k, load_n)');
   await em.execute(
     `insert into animals_egress (id, from_control_unit_id, to_control_unit_id, str_status, bl_move_with_tag_reading, int_tag_count, ts_finished_at)
      select b.egress_id, b.from_unit, b.to_unit, 'RECEIVED', true, 0, ?::timestamptz + b.t1 * interval '1 day' from bench_load b`,
@@ -198,7 +231,7 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
             h.holder_organization_id, h.holder_federative_unit
        from bench_leg l join bench_unit u on u.g = l.g and u.u = l.u join unit_holder h on h.control_unit_id = u.id
        left join bench_truck t on t.n = l.n and t.k = l.k and t.part = l.part
-       left join bench_load b on b.from_g = t.from_g and b.to_g = t.to_g and b.chunk = t.chunk`,
+       left join bench_load b on b.k = t.k and b.load_n = t.load_n`,
     [epoch, epoch],
   );
   await em.execute('set local maintenance_work_mem = \'256MB\'');
@@ -207,7 +240,7 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
 }
 
 /** The scratch tables the generation leaves, for the bench to pick its questions from and then drop. */
-export const TRACE_SCRATCH = ['bench_est', 'bench_kind', 'bench_unit', 'bench_animal', 'bench_pick', 'bench_stage', 'bench_leg', 'bench_last', 'bench_truck', 'bench_load'];
+export const TRACE_SCRATCH = ['bench_est', 'bench_kind', 'bench_unit', 'bench_animal', 'bench_pick', 'bench_plan', 'bench_stage', 'bench_leg', 'bench_last', 'bench_truck', 'bench_load'];
 
 interface Execute {
   execute: (sql: string, params?: unknown[]) => Promise<unknown>;

@@ -53,13 +53,16 @@ async function generate(service: Service): Promise<{ hubEstablishment: string; s
   await em.execute('analyze control_unit');
   await em.execute('analyze animals_egress');
   await em.execute('analyze travel_embark');
-  const [counts] = await em.execute<{ stays: number; animals: number; units: number; trucks: number; riders: number }[]>(
-    `select (select count(*)::int from animal_stay) as stays, (select count(*)::int from animal) as animals, (select count(*)::int from control_unit) as units,
-            (select count(*)::int from animals_egress) as trucks, (select count(*)::int from animal_stay where animals_egress_id is not null) as riders`,
+  const [counts] = await em.execute<{ stays: number; animals: number; units: number; trucks: number; riders: number; full: number; full_riders: number }[]>(
+    `with loads as (select animals_egress_id, count(*)::int as n from animal_stay where animals_egress_id is not null group by animals_egress_id)
+     select (select count(*)::int from animal_stay) as stays, (select count(*)::int from animal) as animals, (select count(*)::int from control_unit) as units,
+            (select count(*)::int from loads) as trucks, (select coalesce(sum(n), 0)::int from loads) as riders,
+            (select count(*)::int from loads where n >= 20) as full, (select coalesce(sum(n), 0)::int from loads where n >= 20) as full_riders`,
   );
   console.log(
     `  generated ${counts!.animals.toLocaleString('en')} animals, ${counts!.stays.toLocaleString('en')} stays, ${ESTABLISHMENTS.toLocaleString('en')} establishments` +
-      ` (${counts!.units.toLocaleString('en')} units, ${regions} regions), ${counts!.trucks.toLocaleString('en')} truck loads (${counts!.riders.toLocaleString('en')} rides)` +
+      ` (${counts!.units.toLocaleString('en')} units, ${regions} regions), ${counts!.trucks.toLocaleString('en')} truck loads (${counts!.riders.toLocaleString('en')} rides,` +
+      ` ${(counts!.riders / Math.max(1, counts!.trucks)).toFixed(1)} riders per load; ${counts!.full.toLocaleString('en')} loads of 20 or more carry ${Math.round((100 * counts!.full_riders) / Math.max(1, counts!.riders))}% of the rides)` +
       ` in ${seconds(generated)} (+ ${seconds(performance.now() - started)} vacuum and analyze) ${load()}`,
   );
   // The hub: the first auction of region 0. The victim: an animal slaughtered after a full life (5 stays) within the window's last days.
