@@ -83,6 +83,35 @@ export interface TraceRun {
 /** How long a stored answer is kept: the pages of one request read it (a CSV export of a big trace takes seconds). */
 const RUN_KEPT = '10 minutes';
 
+/** How long the same caller's next requests for the same question may reuse a stored answer (while the data version holds). */
+const RUN_REUSED = '1 minute';
+
+/**
+ * The data version a stored answer was walked at: the event log's head and how many events lie in
+ * the last RECENT_EVENTS sequence numbers below it. Every write of stays, egresses, travels and grants
+ * appends to the log in its transaction; the count catches a transaction that drew a lower number
+ * and committed after the walk (its events then appear below the head).
+ */
+const RECENT_EVENTS = 10_000;
+const EVENT_HEAD = '(select max(ev.seq) from event ev)';
+const eventRecent = (head: string) => `(select count(*)::int from event ev where ev.seq > coalesce(${head}, 0) - ${RECENT_EVENTS})`;
+
+/**
+ * The answer stored for this question and caller (`key`: the question and the caller's visibility)
+ * less than RUN_REUSED ago, if the data version has not moved since: the CSV after a JSON page, and
+ * the next pages, read it instead of walking again. Null when there is none.
+ */
+export async function traceRunReused(db: Db, key: string): Promise<TraceRun | null> {
+  const [run] = await db.rows<{ id: string; int_total: number; establishments: TracedEstablishmentRow[] }>({
+    sql: `select r.id, r.int_total, r.establishments from trace_run r
+           where r.str_key = ? and r.ts_created_at > now() - interval '${RUN_REUSED}'
+             and r.int_event_head is not distinct from ${EVENT_HEAD} and r.int_event_recent = ${eventRecent('r.int_event_head')}
+           order by r.ts_created_at desc limit 1`,
+    params: [key],
+  });
+  return run ? { id: run.id, total: run.int_total, establishments: run.establishments.map((e) => ({ ...e, ts_exposure: new Date(e.ts_exposure) })) } : null;
+}
+
 /**
  * Walks once and stores the answer the caller may see, so that its pages (and its CSV) read the
  * store instead of walking again: one statement, which also drops the answers older than RUN_KEPT.
@@ -96,7 +125,7 @@ const RUN_KEPT = '10 minutes';
  * index: the planner, which cannot know how many rows the walk returns, otherwise turned them into
  * a hash join over every stay of the table (2.2 s of a 1-hop trace's 3.2 s at 5 million stays).
  */
-export async function traceRun(db: Db, q: TraceQuestion, id: string): Promise<TraceRun> {
+export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string): Promise<TraceRun> {
   const reached = reachedSql(q);
   const stayVisible = q.visibleUnit('vs.control_unit_id', 'vs.establishment_id');
   const viaAnimalVisible = q.visibleUnit('va.control_unit_id', 'va.establishment_id');
@@ -138,9 +167,11 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string): Promise<Tr
       answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via)
                   select ?, row_number() over (order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id), v.animal_id, v.int_hops, v.bl_seed, v.via_animal_id, v.via_control_unit_id, v.ts_via
                     from shown v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id)
-      insert into trace_run (id, int_total, establishments)
+      insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
         select ?, (select count(*)::int from visible),
-               coalesce((select jsonb_agg(p order by p.int_hops, p.ts_exposure${latest ? ' desc' : ''}, p.str_name, p.id) from places p), '[]'::jsonb)
+               coalesce((select jsonb_agg(p order by p.int_hops, p.ts_exposure${latest ? ' desc' : ''}, p.str_name, p.id) from places p), '[]'::jsonb),
+               ?, h.head, ${eventRecent('h.head')}
+          from (select ${EVENT_HEAD} as head) h
       returning int_total, establishments`,
     params: [
       ...reached.params,
@@ -154,6 +185,7 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string): Promise<Tr
       ...establishmentVisible.params,
       id,
       id,
+      key,
     ],
   });
   const establishments = run!.establishments.map((e) => ({ ...e, ts_exposure: new Date(e.ts_exposure) }));

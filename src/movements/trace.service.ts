@@ -11,7 +11,8 @@ import { Checker } from '../shared/validation.js';
 import { requestScope } from '../shared/request-scope.js';
 import { UF_READERS } from './gta.policy.js';
 import type { Readable } from 'node:stream';
-import { tracedStays, traceRun, traceRunCsv, traceRunPage, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun } from './trace.reader.js';
+import { createHash } from 'node:crypto';
+import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
 
@@ -73,14 +74,21 @@ export class TraceService {
     return { run: await this.run(primaryOf(db), { seed, from, to, direction, maxHops, visibleUnit }), visibleUnit };
   }
 
-  /** The walk once per request and question: the pages of a CSV export read the answer it stored. */
+  /**
+   * The walk once per question and data version: the pages of one request read the answer it
+   * stored, and so do the same caller's next requests for the same question (the CSV after a JSON
+   * page, the next pages) for a minute while the data version holds (`traceRunReused`). The key is
+   * the question and the caller's visibility (its SQL and parameters, but for the request's instant
+   * that the sharings' schedule is read at), so no other caller reads it.
+   */
   private run(db: Db, q: TraceQuestion): Promise<TraceRun> {
     const scope = requestScope.getStore();
-    const key = `trace ${JSON.stringify([q.seed, q.from, q.to, q.direction, q.maxHops])}`;
-    const known = scope?.memo?.get(key) as Promise<TraceRun> | undefined;
+    const visible = q.visibleUnit('u', 'e');
+    const key = createHash('sha256').update(JSON.stringify([q.seed, q.from, q.to, q.direction, q.maxHops, visible.sql, visible.params.map((p) => (p instanceof Date ? null : p))])).digest('hex');
+    const known = scope?.memo?.get(`trace ${key}`) as Promise<TraceRun> | undefined;
     if (known) return known;
-    const run = traceRun(db, q, newId());
-    if (scope) (scope.memo ??= new Map()).set(key, run);
+    const run = traceRunReused(db, key).then((reused) => reused ?? traceRun(db, q, newId(), key));
+    if (scope) (scope.memo ??= new Map()).set(`trace ${key}`, run);
     return run;
   }
 
