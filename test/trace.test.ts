@@ -253,6 +253,34 @@ describe('POST /api/trace: one walk per question, caller and data version', () =
   });
 });
 
+describe('POST /api/trace: the rank of the animals', () => {
+  test('fewest moves, then the contact time (seeds first), then the tag code (none last), then the animal: on every page and in the CSV', async () => {
+    const authority = await official(app, county.id);
+    const pen = await holding(app, county, 'FEEDLOT');
+    const em = app.service.orm.em.fork();
+    const ids = Array.from({ length: 11 }, () => randomUUID());
+    const prefix = `076${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
+    const code = (i: number) => (i % 5 === 4 ? null : `${prefix}${String((i * 7) % 11).padStart(3, '0')}`);
+    for (const [i, id] of ids.entries()) {
+      await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) values (?, 'BOVINE', 'MALE', ?, ?)`, [id, pen.unit.unitId, day(0)]);
+      // Seven animals from day 0, four arriving on day 1.5; codes in an order unrelated to the ids, two animals without a tag.
+      await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) values (?, ?, ?, ?)', [id, pen.unit.unitId, pen.unit.establishmentId, day(i < 7 ? 0 : 1.5)]);
+      if (i % 5 === 4) continue;
+      const tag = randomUUID();
+      await em.execute(`insert into tag (id, str_code, str_status, animal_id) values (?, ?, 'APPLIED', ?)`, [tag, code(i), id]);
+      await em.execute('update animal set current_tag_id = ? where id = ?', [tag, id]);
+    }
+    // From the first animal: the seed, then six contacts at day 1 (the window's start), then four at day 1.5.
+    const question = { animal_id: ids[0], ts_from: day(1), ts_to: day(2), str_direction: 'FORWARD' };
+    const r = await trace(authority.access, question, 3);
+    const byRank = (group: number[]) => [...group].sort((x, y) => (code(x) === code(y) ? 0 : code(x) === null ? 1 : code(y) === null ? -1 : code(x)! < code(y)! ? -1 : 1) || (ids[x]! < ids[y]! ? -1 : 1));
+    const expected = [0, ...byRank([1, 2, 3, 4, 5, 6]), ...byRank([7, 8, 9, 10])].map((i) => ids[i]);
+    expect(r.animals.map((a) => a.animal_id)).toEqual(expected);
+    const res = await fetch(`${app.url}/api/trace`, { method: 'POST', headers: { authorization: `Bearer ${authority.access}`, 'content-type': 'application/json', accept: 'text/csv' }, body: JSON.stringify(question) });
+    expect((await res.text()).trim().split('\r\n').slice(1).map((l) => l.split(',')[0])).toEqual(expected);
+  });
+});
+
 /** Small networks written straight to the database: animals, their stays, and the egresses and travels they left by. */
 describe('POST /api/trace: vehicles, occupancy runs, exact hops, the contact chain, what a tenant sees', () => {
   let authority: Awaited<ReturnType<typeof official>>;

@@ -127,6 +127,7 @@ export async function traceRunReused(db: Db, key: string): Promise<TraceRun | nu
  */
 export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string): Promise<TraceRun> {
   const reached = reachedSql(q);
+  const reachedUnitVisible = q.visibleUnit('su.control_unit_id', 'su.establishment_id');
   const stayVisible = q.visibleUnit('vs.control_unit_id', 'vs.establishment_id');
   const viaAnimalVisible = q.visibleUnit('va.control_unit_id', 'va.establishment_id');
   const viaUnitVisible = q.visibleUnit('e.via_control_unit_id');
@@ -142,11 +143,17 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
     sql: `with old as (delete from trace_run where ts_created_at < now() - interval '${RUN_KEPT}' returning id),
       old_answers as (delete from trace_answer where run_id in (select id from old)),
       reached as materialized (${reached.sql}),
+      reached_units as materialized (select distinct r.control_unit_id, r.establishment_id from reached r where r.control_unit_id is not null),
+      seen_units as materialized (select su.control_unit_id from reached_units su where ${reachedUnitVisible.sql}),
+      seen as materialized (select distinct r.animal_id from reached r where r.control_unit_id in (select u.control_unit_id from seen_units u)),
       entry as (select distinct on (r.animal_id) r.animal_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via
                   from reached r where r.bl_seed or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.bl_seed desc, r.ts_exposure),
-      visible as materialized (select e.* from entry e where exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql} offset 0)),
+      visible as materialized (select e.* from entry e
+                                where case when e.animal_id in (select x.animal_id from seen x) then true
+                                           else exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql} offset 0) end),
       shown as (select e.animal_id, e.int_hops, e.bl_seed, e.ts_via,
-                       case when exists (select 1 from animal_stay va where va.animal_id = e.via_animal_id and ${viaAnimalVisible.sql} offset 0) then e.via_animal_id end as via_animal_id,
+                       case when e.via_animal_id in (select x.animal_id from seen x) then e.via_animal_id
+                            when exists (select 1 from animal_stay va where va.animal_id = e.via_animal_id and ${viaAnimalVisible.sql} offset 0) then e.via_animal_id end as via_animal_id,
                        case when ${viaUnitVisible.sql} then e.via_control_unit_id end as via_control_unit_id
                   from visible e),
       at_place as (select r.* from reached r where r.establishment_id is not null),
@@ -164,9 +171,11 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
                    join animal_stay s on s.id = f.stay_id
                    left join gta g on g.id = (${leg})
                   where exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0)),
-      answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via)
-                  select ?, row_number() over (order by v.int_hops, v.ts_via nulls first, t.str_code, v.animal_id), v.animal_id, v.int_hops, v.bl_seed, v.via_animal_id, v.via_control_unit_id, v.ts_via
-                    from shown v join animal a on a.id = v.animal_id left join tag t on t.id = a.current_tag_id)
+      ranked as (select v.*, row_number() over (order by v.int_hops, v.ts_via nulls first, v.animal_id)::int as ord from shown v),
+      answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from, int_group_to)
+                  select ?, v.ord, v.animal_id, v.int_hops, v.bl_seed, v.via_animal_id, v.via_control_unit_id, v.ts_via,
+                         min(v.ord) over (partition by v.int_hops, v.ts_via), max(v.ord) over (partition by v.int_hops, v.ts_via)
+                    from ranked v)
       insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
         select ?, (select count(*)::int from visible),
                coalesce((select jsonb_agg(p order by p.int_hops, p.ts_exposure${latest ? ' desc' : ''}, p.str_name, p.id) from places p), '[]'::jsonb),
@@ -175,6 +184,7 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
       returning int_total, establishments`,
     params: [
       ...reached.params,
+      ...reachedUnitVisible.params,
       ...stayVisible.params,
       ...viaAnimalVisible.params,
       ...viaUnitVisible.params,
@@ -192,14 +202,24 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
   return { id, total: run!.int_total, establishments };
 }
 
-/** A page of a stored answer, in rank order, with each animal's status, last unit and tag. */
+/**
+ * A page of a stored answer, in rank order (fewest moves, then the contact's time, seeds first,
+ * then the tag's code and the animal), with each animal's status, last unit and tag. The answer is
+ * stored in the order of its own columns (`ord`: moves, time, animal) with each group of equal
+ * moves and time (`int_group_from`..`int_group_to`); the tag only orders the animals inside a
+ * group, so a page reads its animals and tags for the groups it touches, not for the whole answer.
+ */
 export async function traceRunPage(db: Db, runId: string, limit: number, offset: number): Promise<TracedAnimalRow[]> {
   return db.rows<TracedAnimalRow>({
-    sql: `select x.animal_id, x.int_hops, x.bl_seed, x.via_animal_id, x.via_control_unit_id, x.ts_via, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code
-            from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
-           where x.run_id = ? and x.ord > ? and x.ord <= ?
-           order by x.ord`,
-    params: [runId, offset, offset + limit],
+    sql: `select r.animal_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via, r.str_status, r.last_control_unit_id, r.str_tag_code
+            from (select x.animal_id, x.int_hops, x.bl_seed, x.via_animal_id, x.via_control_unit_id, x.ts_via, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
+                         x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
+                    from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
+                   where x.run_id = ? and x.ord >= (select f.int_group_from from trace_answer f where f.run_id = ? and f.ord = ?)
+                     and x.ord <= (select l.int_group_to from trace_answer l where l.run_id = ? and l.ord <= ? order by l.ord desc limit 1)) r
+           where r.rank > ? and r.rank <= ?
+           order by r.rank`,
+    params: [runId, runId, offset + 1, runId, offset + limit, offset, offset + limit],
   });
 }
 
@@ -221,13 +241,14 @@ export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['v
                  x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
                  a.last_control_unit_id::text as last_control_unit_id, cu.str_code as str_control_unit_code, e.str_name as str_establishment_name,
                  ${iso('s.ts_from')} as ts_from, ${iso('s.ts_to')} as ts_to, g.str_code as str_gta_code
-            from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
+            from (select x.*, x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
+                    from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id where x.run_id = ?) x
+            join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
             cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by s.ts_from, s.id offset 0) s
             join control_unit cu on cu.id = s.control_unit_id join establishment e on e.id = s.establishment_id
             left join animals_egress ae on ae.id = s.animals_egress_id left join gta g on g.id = ae.gta_id
-           where x.run_id = ?
-           order by x.ord, s.ts_from, s.id`,
-    params: [...visible.params, runId],
+           order by x.rank, s.ts_from, s.id`,
+    params: [runId, ...visible.params],
   });
 }
 

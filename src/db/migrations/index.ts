@@ -30,6 +30,7 @@ import { Migration0036ScopeHolders } from './Migration0036ScopeHolders.js';
 import { Migration0037TagHolderView } from './Migration0037TagHolderView.js';
 import { Migration0038EventsOut } from './Migration0038EventsOut.js';
 import { Migration0044TraceReuse } from './Migration0044TraceReuse.js';
+import { Migration0045TraceAnswerGroups } from './Migration0045TraceAnswerGroups.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -65,4 +66,5 @@ export const migrationsList = [
   { name: 'Migration0037TagHolderView', class: Migration0037TagHolderView },
   { name: 'Migration0038EventsOut', class: Migration0038EventsOut },
   { name: 'Migration0044TraceReuse', class: Migration0044TraceReuse },
+  { name: 'Migration0045TraceAnswerGroups', class: Migration0045TraceAnswerGroups },
 ];
