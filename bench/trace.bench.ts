@@ -14,6 +14,7 @@
  * database (default bench_trace). Run: DATABASE_URL=postgres://... npm run bench:trace
  */
 import 'reflect-metadata';
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import type { Service } from '../src/server.js';
@@ -126,7 +127,7 @@ async function authority(service: Service, url: string): Promise<string> {
  * as it streams, counting bytes and lines without keeping a CSV (the service shares this process,
  * so a client holding 300 MB would hide what the service holds); a JSON answer is kept and parsed.
  */
-function post(url: string, token: string, body: unknown, csv: boolean): Promise<{ status: number; json: unknown; bytes: number; lines: number }> {
+function post(url: string, token: string, body: unknown, csv: boolean): Promise<{ status: number; json: unknown; bytes: number; lines: number; sha: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/api/trace${csv ? '' : '?int_max_results=50'}`, {
       method: 'POST',
@@ -136,14 +137,16 @@ function post(url: string, token: string, body: unknown, csv: boolean): Promise<
     req.on('response', (res) => {
       let bytes = 0;
       let lines = 0;
+      const sha = createHash('sha256');
       const kept: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
+        sha.update(chunk);
         for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
         if (!csv) kept.push(chunk);
       });
       res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: csv ? null : JSON.parse(Buffer.concat(kept).toString('utf8')), bytes, lines }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: csv ? null : JSON.parse(Buffer.concat(kept).toString('utf8')), bytes, lines, sha: sha.digest('hex').slice(0, 16) }));
     });
     req.end(JSON.stringify(body));
   });
@@ -169,6 +172,7 @@ async function measure(url: string, token: string, label: string, body: Record<s
   let rows = 0;
   let bytes = 0;
   let peak = 0;
+  const hashes = new Set<string>();
   const before = process.memoryUsage().rss;
   for (let i = 0; i < RUNS; i++) {
     // Each run a question of its own (the window starts i ms earlier: the same answer on this herd),
@@ -186,6 +190,7 @@ async function measure(url: string, token: string, label: string, body: Record<s
     whole.push(performance.now() - t);
     if (csv.value.status !== 200) throw new Error(`${label} (CSV): ${csv.value.status}`);
     rows = csv.value.lines - 1;
+    hashes.add(`${page.sha}/${csv.value.sha}`);
     bytes = csv.value.bytes;
     peak = Math.max(peak, csv.peak);
   }
@@ -193,7 +198,9 @@ async function measure(url: string, token: string, label: string, body: Record<s
     `  ${label}: ${establishments.toLocaleString('en')} establishments, ${animals.toLocaleString('en')} animals, ${rows.toLocaleString('en')} CSV rows (${(bytes / 1e6).toFixed(1)} MB), ${RUNS} runs` +
       ` | first page p50 ${Math.round(percentile(firstPage, 50))} ms, p95 ${Math.round(percentile(firstPage, 95))} ms` +
       ` | whole answer p50 ${seconds(percentile(whole, 50))}, p95 ${seconds(percentile(whole, 95))}` +
-      ` | process RSS ${(before / 1e6).toFixed(0)} MB before, peak ${(peak / 1e6).toFixed(0)} MB while streaming ${load()}`,
+      ` | process RSS ${(before / 1e6).toFixed(0)} MB before, peak ${(peak / 1e6).toFixed(0)} MB while streaming ${load()}` +
+      // The answers' fingerprints (first page JSON / CSV, sha256): the same herd and code give the same ones, run after run.
+      ` | answers ${[...hashes].join(' ')}`,
   );
 }
 
