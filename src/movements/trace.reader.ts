@@ -237,13 +237,13 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
 export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
   const visible = visibleUnit('s.control_unit_id', 's.establishment_id');
   return db.csv({
-    sql: `select x.animal_id::text as animal_id, t.str_code as str_tag_code, a.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
+    sql: `select x.animal_id::text as animal_id, x.str_tag_code, x.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
                  x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
-                 a.last_control_unit_id::text as last_control_unit_id, cu.str_code as str_control_unit_code, e.str_name as str_establishment_name,
+                 x.last_control_unit_id::text as last_control_unit_id, cu.str_code as str_control_unit_code, e.str_name as str_establishment_name,
                  ${iso('s.ts_from')} as ts_from, ${iso('s.ts_to')} as ts_to, g.str_code as str_gta_code
-            from (select x.*, x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
+            from (select x.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
+                         x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
                     from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id where x.run_id = ?) x
-            join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
             cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by s.ts_from, s.id offset 0) s
             join control_unit cu on cu.id = s.control_unit_id join establishment e on e.id = s.establishment_id
             left join animals_egress ae on ae.id = s.animals_egress_id left join gta g on g.id = ae.gta_id
