@@ -104,7 +104,32 @@ export async function sendDue(em: EntityManager, options: SenderOptions, log: Lo
   for (const l of subjects) listed.set(l.event_seq, [...(listed.get(l.event_seq) ?? []), { str_record_type: l.str_record_type, id: l.record_id }]);
   const lanes = new Map<string, Claimed[]>();
   for (const d of claimed) lanes.set(`${d.endpoint_id} ${d.str_record_key}`, [...(lanes.get(`${d.endpoint_id} ${d.str_record_key}`) ?? []), d]);
+  // DELIVERED is written as deliveries succeed, one statement for all that succeeded while the
+  // previous one ran (group commit): one UPDATE per round trip, not per delivery, and a sender killed
+  // mid-round resends only what was on the wire or not yet marked (same webhook-ids: at least once).
+  let unmarked: { id: string; status: number }[] = [];
   let delivered = 0;
+  let marking: Promise<void> | null = null;
+  let markFailed: unknown = null;
+  const markAll = async () => {
+    while (unmarked.length) {
+      const batch = unmarked;
+      unmarked = [];
+      await executeBound(
+        em,
+        `update webhook_delivery d set str_status = 'DELIVERED', int_attempts = d.int_attempts + 1, ts_delivered_at = now(), ts_lease_until = null, int_last_status = x.status, str_last_error = null
+           from unnest(?::uuid[], ?::int[]) as x(id, status) where d.id = x.id`,
+        [batch.map((d) => d.id), batch.map((d) => d.status)],
+      );
+    }
+  };
+  const mark = (id: string, status: number) => {
+    unmarked.push({ id, status });
+    delivered++;
+    marking ??= markAll()
+      .catch((e: unknown) => void (markFailed ??= e))
+      .finally(() => (marking = null));
+  };
   const released: string[] = [];
   await Promise.all(
     [...lanes.values()].map(async (lane) => {
@@ -112,9 +137,7 @@ export async function sendDue(em: EntityManager, options: SenderOptions, log: Lo
         const d = lane[i]!;
         const result = await post(d, bodyOf(d, listed.get(d.event_seq) ?? []), options.timeoutMs);
         if (result.status !== null && result.status >= 200 && result.status < 300) {
-          // Marked at once: a sender killed later in the lane sends again only what was on the wire.
-          await executeBound(em, `update webhook_delivery set str_status = 'DELIVERED', int_attempts = int_attempts + 1, ts_delivered_at = now(), ts_lease_until = null, int_last_status = ?, str_last_error = null where id = ?`, [result.status, d.id]);
-          delivered++;
+          mark(d.id, result.status);
           continue;
         }
         const attempts = d.int_attempts + 1;
@@ -128,6 +151,9 @@ export async function sendDue(em: EntityManager, options: SenderOptions, log: Lo
       }
     }),
   );
+  await marking;
+  if (markFailed) throw markFailed;
+  await markAll();
   if (released.length) await executeBound(em, 'update webhook_delivery set ts_lease_until = null where id = any(?::uuid[])', [released]);
   return delivered;
 }
