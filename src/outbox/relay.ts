@@ -78,6 +78,30 @@ async function windowEnd(tx: EntityManager, from: string, limit: number): Promis
   }
 }
 
+/** The next window from `from`: its end and its events in log order, each with the records it lists (none when `end` is `from`). */
+export async function readWindow(tx: EntityManager, from: string, limit = 1000): Promise<{ end: string; events: RelayedEvent[] }> {
+  const end = await windowEnd(tx, from, limit);
+  if (end === from) return { end, events: [] };
+  const rows = await executeBound<EventRow>(tx,
+    `select seq::text as seq, id, str_type, str_record_type, record_id, actor_id, ts_occurred_at, str_payload, xid::text as xid
+       from event where xid >= ?::xid8 and xid < ?::xid8 order by seq`,
+    [from, end],
+  );
+  const listed = rows.length ? await executeBound<{ event_seq: string; str_record_type: string; record_id: string }>(tx, 'select event_seq::text as event_seq, str_record_type, record_id from event_subject where event_seq = any(?::bigint[]) order by event_seq, str_record_type collate "C", record_id', [rows.map((r) => r.seq)]) : [];
+  const bySeq = new Map<string, RelayedEvent['listed']>();
+  for (const l of listed) {
+    const list = bySeq.get(l.event_seq) ?? [];
+    list.push({ str_record_type: l.str_record_type, id: l.record_id });
+    bySeq.set(l.event_seq, list);
+  }
+  return { end, events: rows.map((r) => ({ ...r, ts_occurred_at: new Date(r.ts_occurred_at).toISOString(), listed: bySeq.get(r.seq) ?? [] })) };
+}
+
+/** The horizon now: a consumer that starts here relays what commits from now on. */
+export async function horizonNow(em: EntityManager): Promise<string> {
+  return em.transactional((tx) => horizon(tx));
+}
+
 /**
  * Relays one window to the consumer: locks its position (FOR UPDATE SKIP LOCKED: another instance
  * relaying for it makes this a no-op), reads the events of the transactions that finished since,
@@ -90,21 +114,8 @@ export async function relayOnce(em: EntityManager, consumer: string, handle: Rel
     const pos = await executeBound<{ xid: string }>(tx, 'select xid_position::text as xid from relay_consumer where str_name = ? for update skip locked', [consumer]);
     if (!pos[0]) return -1;
     const from = pos[0].xid;
-    const end = await windowEnd(tx, from, limit);
+    const { end, events } = await readWindow(tx, from, limit);
     if (end === from) return 0;
-    const rows = await executeBound<EventRow>(tx, 
-      `select seq::text as seq, id, str_type, str_record_type, record_id, actor_id, ts_occurred_at, str_payload, xid::text as xid
-         from event where xid >= ?::xid8 and xid < ?::xid8 order by seq`,
-      [from, end],
-    );
-    const listed = rows.length ? await executeBound<{ event_seq: string; str_record_type: string; record_id: string }>(tx, 'select event_seq::text as event_seq, str_record_type, record_id from event_subject where event_seq = any(?::bigint[]) order by event_seq, str_record_type collate "C", record_id', [rows.map((r) => r.seq)]) : [];
-    const bySeq = new Map<string, RelayedEvent['listed']>();
-    for (const l of listed) {
-      const list = bySeq.get(l.event_seq) ?? [];
-      list.push({ str_record_type: l.str_record_type, id: l.record_id });
-      bySeq.set(l.event_seq, list);
-    }
-    const events = rows.map((r) => ({ ...r, ts_occurred_at: new Date(r.ts_occurred_at).toISOString(), listed: bySeq.get(r.seq) ?? [] }));
     if (events.length) await handle(tx, events);
     await executeBound(tx, 'update relay_consumer set xid_position = ?::xid8, ts_updated_at = now() where str_name = ?', [end, consumer]);
     return events.length;
