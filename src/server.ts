@@ -92,7 +92,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const eventsOut = config.EVENTS_OUT
     ? await startEventsOut(() => orm.em.fork(), {
         pollMs: config.EVENTS_OUT_POLL_MS,
-        webhooks: { backoffMs: config.WEBHOOK_BACKOFF_MS, retryHours: config.WEBHOOK_RETRY_HOURS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, batch: 100 },
+        webhooks: { backoffMs: config.WEBHOOK_BACKOFF_MS, retryHours: config.WEBHOOK_RETRY_HOURS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, batch: 100, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
         nats: config.NATS_URL ? { url: config.NATS_URL, stream: config.NATS_STREAM, prefix: config.NATS_SUBJECT_PREFIX } : null,
       }, log)
     : null;
