@@ -26,7 +26,7 @@ import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
 import { startEventsOut } from './outbox/events-out.js';
 import { LiveHub } from './outbox/live.js';
-import { liveDoors } from './http/live-doors.js';
+import { liveDoors } from '../graphql/live-doors.js';
 import { corsMiddleware } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';

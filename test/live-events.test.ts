@@ -182,6 +182,14 @@ describe('GraphQL subscriptions over graphql-ws', () => {
   });
 });
 
+describe('a subscription posted to /graphql', () => {
+  it('is refused, naming the two doors that serve subscriptions', async () => {
+    const farm = await holding(app, county);
+    const res = await app.call('POST', '/graphql', { token: farm.owner.access, body: { query: 'subscription { recordEvents { id } }' } });
+    expect(res.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/graphql-ws/), extensions: expect.objectContaining({ code: 'BAD_REQUEST' }) })]);
+  });
+});
+
 describe('GraphQL subscriptions over graphql-sse', () => {
   it('sends a read batch of the caller\'s egress with the token in the Authorization header, and ends the stream when the session is revoked', async () => {
     const farm = await holding(app, county);

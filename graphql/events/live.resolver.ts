@@ -18,7 +18,9 @@ function follow(data: Data, filter: LiveFilter, record?: { type: string; id: str
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : []);
 
-function asLive(e: RelayedEvent): LiveEvent {
+function asLive(e: RelayedEvent | undefined): LiveEvent {
+  // A subscription posted to /graphql runs as a query, without an event.
+  if (!e) throw new DomainError('BAD_REQUEST', 'subscriptions are served over graphql-ws (/graphql) and graphql-sse (/graphql/stream)');
   return { id: e.id, str_type: e.str_type, str_record_type: e.str_record_type, record_id: e.record_id, actor_id: e.actor_id, ts_occurred_at: e.ts_occurred_at, payload: JSON.parse(e.str_payload) as Record<string, unknown>, listed: e.listed };
 }
 

@@ -65,12 +65,14 @@ async function windowEnd(tx: EntityManager, from: string, limit: number): Promis
     if (next[0]?.xid) end = next[0].xid;
   }
   for (;;) {
-    // Driven by the few events past the window's end (the xid index), then their records' later events.
+    // Each record's earliest event past the window's end (the xid index; one pass over what is past
+    // it, however many events a record has there), then the window's later events of those records.
     const inverted = await executeBound<{ xid: string | null }>(
       tx,
-      `select min(b.xid)::text as xid from event a
-         join event b on b.str_record_type = a.str_record_type and b.record_id = a.record_id and b.seq > a.seq
-        where a.xid >= ?::xid8 and b.xid >= ?::xid8 and b.xid < ?::xid8`,
+      `with past as (select str_record_type, record_id, min(seq) as seq from event where xid >= ?::xid8 group by str_record_type, record_id)
+       select min(b.xid)::text as xid from event b
+         join past a on b.str_record_type = a.str_record_type and b.record_id = a.record_id and b.seq > a.seq
+        where b.xid >= ?::xid8 and b.xid < ?::xid8`,
       [end, from, end],
     );
     if (!inverted[0]?.xid) return end;

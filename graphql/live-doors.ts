@@ -5,15 +5,15 @@ import { useServer } from 'graphql-ws/use/ws';
 import { createHandler } from 'graphql-sse/lib/use/koa';
 import type { Middleware } from 'koa';
 import { WebSocketServer } from 'ws';
-import { createContext, type Context } from '../../graphql/context.js';
-import { describeError, hideSuggestions, toFormatted } from '../../graphql/errors.js';
-import type { Core } from '../core.js';
-import type { Db } from '../db/sql.js';
-import type { Actor } from '../identity/actor.js';
-import type { LiveEnd, LiveHub } from '../outbox/live.js';
-import { DomainError } from '../shared/errors.js';
-import { newId } from '../shared/ids.js';
-import type { Logger } from '../shared/logger.js';
+import { createContext, type Context } from './context.js';
+import { describeError, hideSuggestions, toFormatted } from './errors.js';
+import type { Core } from '../src/core.js';
+import type { Db } from '../src/db/sql.js';
+import type { Actor } from '../src/identity/actor.js';
+import type { LiveEnd, LiveHub } from '../src/outbox/live.js';
+import { DomainError } from '../src/shared/errors.js';
+import { newId } from '../src/shared/ids.js';
+import type { Logger } from '../src/shared/logger.js';
 
 export interface LiveDoorOptions {
   schema: GraphQLSchema;
