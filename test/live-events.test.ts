@@ -5,6 +5,7 @@ import { appendEvent } from '../src/shared/events.js';
 import { mustPost, startApp, type TestApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { animalBody, identify } from './helpers/identify.js';
+import { member } from './helpers/factories.js';
 import { egressRead, holding, type Holding } from './helpers/movements.js';
 import { makeCounty, type TestCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
@@ -22,6 +23,8 @@ beforeAll(async () => {
   county = await makeCounty(app);
 });
 afterAll(() => app.close());
+// Each test counts its own subscribers: the previous test's are gone first.
+beforeEach(() => until('no subscribers left', () => app.service.live.size === 0));
 
 interface LiveEvent {
   id: string;
@@ -147,6 +150,29 @@ describe('GraphQL subscriptions over graphql-ws', () => {
       sub.stop();
     } finally {
       await client.dispose();
+    }
+  });
+
+  it('judges each event by the subscriber as it is now: a member removed from the organization receives nothing more', async () => {
+    const farm = await holding(app, county);
+    const manager = await member(app, 'MANAGER', farm.owner.org);
+    const owner = wsClient(farm.owner.access);
+    const leaving = wsClient(manager.access);
+    try {
+      const query = `subscription ($ids: [UUID!]) { recordEvents(record_ids: $ids) { ${FIELDS} } }`;
+      const kept = follow(owner, query, { ids: [farm.unit.establishmentId] });
+      const dropped = follow(leaving, query, { ids: [farm.unit.establishmentId] });
+      await subscribed(2);
+      await mark(farm, 'BEFORE_LEAVING');
+      await until('both got the first event', () => kept.events.length === 1 && dropped.events.length === 1);
+      await app.service.orm.em.fork().execute('delete from membership where user_id = ? and organization_id = ?', [manager.user.id, farm.owner.org.id]);
+      await mark(farm, 'AFTER_LEAVING');
+      await until("the owner's second event", () => kept.events.length === 2);
+      expect(kept.events.map((e) => e.str_type)).toEqual(['BEFORE_LEAVING', 'AFTER_LEAVING']);
+      expect(dropped.events.map((e) => e.str_type)).toEqual(['BEFORE_LEAVING']);
+    } finally {
+      await owner.dispose();
+      await leaving.dispose();
     }
   });
 
