@@ -4,6 +4,7 @@ import type { Db } from '../src/db/sql.js';
 import type { Actor } from '../src/identity/actor.js';
 import type { IncomingFile } from '../src/attachments/attachment.upload.js';
 import { DomainError } from '../src/shared/errors.js';
+import type { LiveEnd, LiveHub } from '../src/outbox/live.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** Everything one request carries into a resolver, whichever door it came through. */
@@ -20,6 +21,8 @@ export interface Context {
   loaders: Loaders;
   /** The file a REST multipart upload received (POST /api/attachments); GraphQL requests carry none. */
   upload?: IncomingFile | null;
+  /** A subscription's door (graphql-ws, graphql-sse): the hub, and how the door ends its connection when the server ends a subscription (a revoked session). */
+  live?: { hub: LiveHub; onEnd?: (reason: LiveEnd) => void } | null;
 }
 
 /**
@@ -34,6 +37,7 @@ class RequestContext implements Context {
   authError!: DomainError | null;
   requestId!: string;
   address!: string;
+  live?: Context['live'];
   loaders: Loaders;
   forked: EntityManager | null = null;
 

@@ -62,8 +62,16 @@ import { AttachmentResolver } from './attachments/attachment.resolver.js';
 import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
 import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
 import { WebhookResolver } from './webhooks/webhook.resolver.js';
+import { LiveResolver } from './events/live.resolver.js';
 
 let built: Promise<GraphQLSchema> | null = null;
+
+const NO_PUBSUB = {
+  publish: () => undefined,
+  subscribe: (): AsyncIterable<unknown> => {
+    throw new Error('subscriptions read the committed log (src/outbox/live.ts), not a PubSub');
+  },
+};
 
 /** The one schema both doors execute against. */
 export function getSchema(): Promise<GraphQLSchema> {
@@ -81,6 +89,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       VehicleResolver, VehicleFieldsResolver,
       GtaResolver,
       WebhookResolver,
+      LiveResolver,
       GtaFieldsResolver,
       IntegrationResolver,
       InviteResolver,
@@ -111,6 +120,8 @@ export function getSchema(): Promise<GraphQLSchema> {
       HomeResolver, UserFeaturesResolver, PrivacyTermsResolver, UserVerificationResolver,
       AttachmentResolver, AttachmentFieldsResolver, IntegrationQaResolver, EpcisResolver, EudrResolver],
     validate: false,
+    // Subscriptions bring their own source (graphql/events/live.resolver.ts, `subscribe`); type-graphql still asks for a PubSub.
+    pubSub: NO_PUBSUB,
   }).then(gateTerms);
   return built;
 }

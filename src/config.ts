@@ -114,6 +114,8 @@ const schema = z.object({
   WEBHOOK_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Webhook URLs may point to private, loopback and link-local addresses (refused by default: SSRF). */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   /** With EVENTS_OUT: every committed event also goes to this NATS server's JetStream. */
   NATS_URL: z.string().min(1).optional(),
   NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('LIVESTOCK'),

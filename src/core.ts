@@ -115,6 +115,6 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
     mailer,
     epcis: new EpcisService(clock),
     eudr: new EudrService(config.EUDR_STATEMENT_MAX_BYTES),
-    webhooks: new WebhookService(),
+    webhooks: new WebhookService(config.WEBHOOK_ALLOW_PRIVATE),
   };
 }

@@ -10,7 +10,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import helmet from 'koa-helmet';
-import type { GraphQLSchema } from 'graphql';
+import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { createContext } from '../graphql/context.js';
 import { describeError, hideSuggestions, toFormatted } from '../graphql/errors.js';
 import { createExecutor, localGateway } from '../graphql/execute.js';
@@ -25,6 +25,8 @@ import { buildRestRouter, isUploadRoute, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
 import { startEventsOut } from './outbox/events-out.js';
+import { LiveHub } from './outbox/live.js';
+import { liveDoors } from '../graphql/live-doors.js';
 import { corsMiddleware } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';
@@ -53,6 +55,8 @@ export interface Service {
   replicas: Replicas | null;
   core: Core;
   schema: GraphQLSchema;
+  /** GraphQL subscriptions' reader of the committed log (src/outbox/live.ts). */
+  live: LiveHub;
   log: Logger;
   listen(port?: number): Promise<Server>;
   close(): Promise<void>;
@@ -62,6 +66,8 @@ const REQUEST_ID = /^[\w.-]{1,128}$/;
 const BODY_LIMIT = '1mb';
 /** Longer than a client's or a proxy's idle keep-alive limit (ALB: 60 s; undici: 4 s). */
 const KEEP_ALIVE_MS = 65_000;
+/** How often live subscriptions' sessions are checked: a revoked one is closed within about this long. */
+const LIVE_SESSION_CHECK_MS = 1000;
 
 /** `clock`: the core's time (src/shared/clock.ts); tests pass one they hold. */
 export async function createService(config: Config, log: Logger = createLogger(config.LOG_LEVEL), clock: Clock = systemClock): Promise<Service> {
@@ -86,7 +92,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const eventsOut = config.EVENTS_OUT
     ? await startEventsOut(() => orm.em.fork(), {
         pollMs: config.EVENTS_OUT_POLL_MS,
-        webhooks: { backoffMs: config.WEBHOOK_BACKOFF_MS, retryHours: config.WEBHOOK_RETRY_HOURS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, batch: 100 },
+        webhooks: { backoffMs: config.WEBHOOK_BACKOFF_MS, retryHours: config.WEBHOOK_RETRY_HOURS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, batch: 100, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
         nats: config.NATS_URL ? { url: config.NATS_URL, stream: config.NATS_STREAM, prefix: config.NATS_SUBJECT_PREFIX } : null,
       }, log)
     : null;
@@ -128,6 +134,11 @@ export async function createService(config: Config, log: Logger = createLogger(c
     },
   });
   await apollo.start();
+  const live = new LiveHub(() => orm.em.fork(), { pollMs: config.EVENTS_OUT_POLL_MS, sessionCheckMs: LIVE_SESSION_CHECK_MS }, log);
+  const doors = liveDoors({
+    schema, core, primary, db, fork: () => orm.em.fork(), hub: live,
+    validationRules: armor.validationRules as unknown as ValidationRule[], maxTokens: config.GRAPHQL_MAX_TOKENS, showSuggestions: config.GRAPHQL_INTROSPECTION, log,
+  });
 
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
@@ -257,6 +268,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
     }
   });
 
+  // graphql-sse (GraphQL subscriptions over server-sent events), the request's actor known.
+  app.use(doors.sse);
+
   const graphqlRouter = new Router();
   const graphqlHandler = koaMiddleware(apollo, { context: async ({ ctx }) => ctx.state.gql });
   // The integration calls next() after answering; nothing after Apollo should run.
@@ -322,6 +336,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     replicas,
     core,
     schema,
+    live,
     log,
     listen(port = config.PORT) {
       return new Promise((resolve) => {
@@ -332,12 +347,17 @@ export async function createService(config: Config, log: Logger = createLogger(c
         server.keepAliveTimeout = KEEP_ALIVE_MS;
         server.headersTimeout = KEEP_ALIVE_MS + 1000;
         server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
+        // graphql-ws on the upgrades to /graphql.
+        doors.attach(server);
       });
     },
     async close() {
       // In-flight requests finish, and so do requests a client sent on an idle keep-alive connection
       // at this instant (each answered with Connection: close); then the idle ones close, then the pool.
       shuttingDown = true;
+      // Subscriptions end first (their sockets and streams would hold the server open).
+      await live.stop();
+      await doors.close();
       if (server) {
         const s = server;
         // Stop accepting connections only: http.Server#close would drop the idle keep-alive ones at

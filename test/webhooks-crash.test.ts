@@ -18,11 +18,11 @@ onPostgres('webhooks after kill -9', () => {
   let app: TestApp;
   beforeAll(async () => {
     buildService();
-    app = await startApp();
+    app = await startApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
   }, 180_000);
   afterAll(() => app.close());
 
-  const env = { DATABASE_URL: process.env.DATABASE_URL!, EVENTS_OUT: 'true', EVENTS_OUT_POLL_MS: '20', WEBHOOK_BACKOFF_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: 'info' };
+  const env = { DATABASE_URL: process.env.DATABASE_URL!, EVENTS_OUT: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', EVENTS_OUT_POLL_MS: '20', WEBHOOK_BACKOFF_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: 'info' };
 
   test('1,000 events, the sender killed among them, two instances restarted: all delivered once at least, in order per record', async () => {
     const county = await makeCounty(app);

@@ -1,4 +1,9 @@
 import { appendEvent } from '../src/shared/events.js';
+import { WebhookService } from '../src/outbox/webhook.service.js';
+import { sendDue } from '../src/outbox/webhook.sender.js';
+import { guardedLookup, isBlockedAddress, refusedUrl } from '../src/outbox/webhook.url.js';
+import { createLogger } from '../src/shared/logger.js';
+import { actorNow } from '../src/outbox/visibility.js';
 import { expectStatus, mustPost, startApp, type TestApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { holding, issueGta, type Holding } from './helpers/movements.js';
@@ -16,7 +21,7 @@ let county: TestCounty;
 let receiver: Receiver & { secret: string };
 beforeAll(async () => {
   // The relay needs PostgreSQL (EVENTS_OUT refuses PGlite): there, the endpoints are managed and nothing is sent.
-  app = await startApp(process.env.DATABASE_URL ? { EVENTS_OUT: 'true', EVENTS_OUT_POLL_MS: '20', WEBHOOK_BACKOFF_MS: '50' } : {});
+  app = await startApp(process.env.DATABASE_URL ? { EVENTS_OUT: 'true', EVENTS_OUT_POLL_MS: '20', WEBHOOK_BACKOFF_MS: '50', WEBHOOK_ALLOW_PRIVATE: 'true' } : { WEBHOOK_ALLOW_PRIVATE: 'true' });
   county = await makeCounty(app);
   receiver = await startReceiver();
 });
@@ -83,6 +88,35 @@ describe('/api/webhooks', () => {
     expect(Object.keys(bad.body.detail.fields).sort()).toEqual(['str_record_types', 'str_url']);
     expect((await app.call('DELETE', `/api/webhooks/${id}`, { token: h.owner.access })).status).toBe(204);
     expect((await app.call('GET', `/api/webhooks/${id}`, { token: h.owner.access })).status).toBe(404);
+  });
+});
+
+describe('webhook URLs (SSRF)', () => {
+  it('refuses private, loopback, link-local, metadata and reserved addresses, local names and non-http(s) schemes unless allowed', async () => {
+    for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a9fe:a9fe', '224.0.0.1']) {
+      expect([address, isBlockedAddress(address)]).toEqual([address, true]);
+    }
+    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect([address, isBlockedAddress(address)]).toEqual([address, false]);
+    for (const url of ['http://127.0.0.1:8080/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data/', 'http://localhost/', 'http://metadata.google.internal/', 'http://0x7f000001/', 'http://2130706433/', 'ftp://example.com/', 'file:///etc/passwd', 'http://user:pw@example.com/']) {
+      expect([url, await refusedUrl(url, false)]).toEqual([url, expect.any(String)]);
+    }
+    expect(await refusedUrl('http://127.0.0.1:8080/', true)).toBeNull();
+    expect(await refusedUrl('https://8.8.8.8/hook', false)).toBeNull();
+    expect(await refusedUrl('ftp://127.0.0.1/', true)).toMatch(/http/);
+    // At send time the connection's own lookup refuses a name that resolves to a blocked address.
+    const refused = await new Promise<Error | null>((resolve) => guardedLookup(false)('localhost', { all: true }, (err) => resolve(err)));
+    expect(refused?.message).toMatch(/refused: localhost resolves to/);
+    const allowed = await new Promise<Error | null>((resolve) => guardedLookup(true)('localhost', {}, (err) => resolve(err)));
+    expect(allowed).toBeNull();
+  });
+
+  it('answers 422 naming str_url for a private address at create and at update when WEBHOOK_ALLOW_PRIVATE is off', async () => {
+    const h = await holding(app, county);
+    const strict = new WebhookService(false);
+    const actor = (await actorNow(em(), h.owner.user.id, h.owner.org.id))!;
+    await expect(strict.create(em(), app.service.db, actor, { str_url: 'http://169.254.169.254/latest/' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', detail: { fields: { str_url: [expect.stringMatching(/private/)] } } });
+    const { id } = await endpoint(h);
+    await expect(strict.update(em(), app.service.db, actor, id, { str_url: 'http://localhost:9/' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 });
 
@@ -162,5 +196,41 @@ onPostgres('webhook deliveries (PostgreSQL)', () => {
     const all = receiver.received.slice(before);
     expect(all.slice(2).map((d) => d.id)).toEqual(all.slice(0, 2).map((d) => d.id));
     expect((await app.call('POST', `/api/webhooks/${hook.id}/replay`, { token: farm.owner.access, body: {} })).status).toBe(422);
+  });
+
+  it("checks at each send: a private receiver is refused when not allowed, and an owner who lost access gets nothing more", async () => {
+    const farm = await holding(app, county);
+    const hook = await endpoint(farm, { str_record_types: ['Establishment'] });
+    receiver.secret = hook.secret;
+    receiver.status = 500;
+    const before = receiver.received.length;
+    const write = await openWrite(farm, 'TEST_AFTER_LEAVING');
+    await write.commit();
+    for (let i = 0; i < 500; i++) {
+      const [d] = await rows<{ int_attempts: number }>(app, 'select max(int_attempts)::int as int_attempts from webhook_delivery where endpoint_id = ?', [hook.id]);
+      if ((d?.int_attempts ?? 0) >= 1) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // A sender that does not allow private addresses refuses the local receiver at send time. It runs
+    // in a transaction holding the delivery's row: the service's sender (SKIP LOCKED) leaves it alone.
+    const refused = await em().transactional(async (tx) => {
+      await tx.execute('select id from webhook_delivery where endpoint_id = ? for update', [hook.id]);
+      await tx.execute('update webhook_delivery set ts_next_attempt_at = now(), ts_lease_until = null where endpoint_id = ?', [hook.id]);
+      await sendDue(tx, { backoffMs: 3600_000, retryHours: 24, timeoutMs: 2000, batch: 100, allowPrivate: false }, createLogger('silent'));
+      return (await tx.execute<{ str_last_error: string | null; str_status: string }[]>('select str_last_error, str_status from webhook_delivery where endpoint_id = ?', [hook.id]))[0]!;
+    });
+    expect(refused).toEqual({ str_status: 'PENDING', str_last_error: 'refused: the URL points to a private, loopback, link-local or reserved address' });
+    // The owner leaves the organization: its queued delivery stops at the next attempt.
+    await em().execute('delete from membership where user_id = ? and organization_id = ?', [farm.owner.user.id, farm.owner.org.id]);
+    receiver.status = 200;
+    await em().execute('update webhook_delivery set ts_next_attempt_at = now() where endpoint_id = ?', [hook.id]);
+    for (let i = 0; i < 500; i++) {
+      const [d] = await rows<{ str_status: string }>(app, 'select str_status from webhook_delivery where endpoint_id = ?', [hook.id]);
+      if (d?.str_status !== 'PENDING') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const [stopped] = await rows<{ str_status: string; str_last_error: string }>(app, 'select str_status, str_last_error from webhook_delivery where endpoint_id = ?', [hook.id]);
+    expect(stopped).toEqual({ str_status: 'FAILED', str_last_error: "the endpoint's owner may no longer read the record" });
+    expect(receiver.received.slice(before).filter((d) => d.type === 'TEST_AFTER_LEAVING')).toEqual([]);
   });
 });

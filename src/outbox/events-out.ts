@@ -29,30 +29,41 @@ export async function startEventsOut(fork: () => EntityManager, options: EventsO
     await ensureConsumer(fork(), `jetstream:${options.nats.stream}`);
   }
   let stopped = false;
-  let wake: (() => void) | null = null;
-  const round = async (): Promise<number> => {
-    let work = await relayAll(fork(), 'webhooks', webhookFanout);
-    if (jetstream && options.nats) work += await relayAll(fork(), `jetstream:${options.nats.stream}`, jetstream.handle);
-    work += await sendDue(fork(), options.webhooks, log);
-    return work;
-  };
-  const loop = (async () => {
-    while (!stopped) {
-      let work = 0;
-      try {
-        work = await round();
-      } catch (e) {
-        if (!stopped) log.error({ err: e }, 'events out: a round failed; retrying');
+  const waits = new Set<() => void>();
+  /** Runs `round` again at once while it finds work, else after the poll or when woken. */
+  const loop = (name: string, round: () => Promise<number>, woken: { wake: () => void }) =>
+    (async () => {
+      while (!stopped) {
+        let work = 0;
+        try {
+          work = await round();
+        } catch (e) {
+          if (!stopped) log.error({ err: e }, `events out: a ${name} round failed; retrying`);
+        }
+        if (!work && !stopped) {
+          await new Promise<void>((resolve) => {
+            const done = () => (waits.delete(done), (woken.wake = () => undefined), clearTimeout(timer), resolve());
+            const timer = setTimeout(done, options.pollMs);
+            woken.wake = done;
+            waits.add(done);
+          });
+        }
       }
-      if (!work && !stopped) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, options.pollMs)));
-    }
-  })();
+    })();
+  // The relay and the sender run side by side: sending a round's deliveries never holds the next window back.
+  const sender = { wake: () => undefined as void };
+  const relaying = loop('relay', async () => {
+    const queued = await relayAll(fork(), 'webhooks', webhookFanout);
+    if (queued) sender.wake();
+    return queued + (jetstream && options.nats ? await relayAll(fork(), `jetstream:${options.nats.stream}`, jetstream.handle) : 0);
+  }, { wake: () => undefined });
+  const sending = loop('sender', () => sendDue(fork(), options.webhooks, log), sender);
   log.info({ nats: options.nats ? options.nats.stream : null }, 'events out started');
   return {
     async stop() {
       stopped = true;
-      (wake as (() => void) | null)?.();
-      await loop;
+      for (const wake of [...waits]) wake();
+      await Promise.all([relaying, sending]);
       await jetstream?.close();
     },
   };

@@ -65,17 +65,43 @@ async function windowEnd(tx: EntityManager, from: string, limit: number): Promis
     if (next[0]?.xid) end = next[0].xid;
   }
   for (;;) {
-    // Driven by the few events past the window's end (the xid index), then their records' later events.
+    // Each record's earliest event past the window's end (the xid index; one pass over what is past
+    // it, however many events a record has there), then the window's later events of those records.
     const inverted = await executeBound<{ xid: string | null }>(
       tx,
-      `select min(b.xid)::text as xid from event a
-         join event b on b.str_record_type = a.str_record_type and b.record_id = a.record_id and b.seq > a.seq
-        where a.xid >= ?::xid8 and b.xid >= ?::xid8 and b.xid < ?::xid8`,
+      `with past as (select str_record_type, record_id, min(seq) as seq from event where xid >= ?::xid8 group by str_record_type, record_id)
+       select min(b.xid)::text as xid from event b
+         join past a on b.str_record_type = a.str_record_type and b.record_id = a.record_id and b.seq > a.seq
+        where b.xid >= ?::xid8 and b.xid < ?::xid8`,
       [end, from, end],
     );
     if (!inverted[0]?.xid) return end;
     end = inverted[0].xid;
   }
+}
+
+/** The next window from `from`: its end and its events in log order, each with the records it lists (none when `end` is `from`). */
+export async function readWindow(tx: EntityManager, from: string, limit = 1000): Promise<{ end: string; events: RelayedEvent[] }> {
+  const end = await windowEnd(tx, from, limit);
+  if (end === from) return { end, events: [] };
+  const rows = await executeBound<EventRow>(tx,
+    `select seq::text as seq, id, str_type, str_record_type, record_id, actor_id, ts_occurred_at, str_payload, xid::text as xid
+       from event where xid >= ?::xid8 and xid < ?::xid8 order by seq`,
+    [from, end],
+  );
+  const listed = rows.length ? await executeBound<{ event_seq: string; str_record_type: string; record_id: string }>(tx, 'select event_seq::text as event_seq, str_record_type, record_id from event_subject where event_seq = any(?::bigint[]) order by event_seq, str_record_type collate "C", record_id', [rows.map((r) => r.seq)]) : [];
+  const bySeq = new Map<string, RelayedEvent['listed']>();
+  for (const l of listed) {
+    const list = bySeq.get(l.event_seq) ?? [];
+    list.push({ str_record_type: l.str_record_type, id: l.record_id });
+    bySeq.set(l.event_seq, list);
+  }
+  return { end, events: rows.map((r) => ({ ...r, ts_occurred_at: new Date(r.ts_occurred_at).toISOString(), listed: bySeq.get(r.seq) ?? [] })) };
+}
+
+/** The horizon now: a consumer that starts here relays what commits from now on. */
+export async function horizonNow(em: EntityManager): Promise<string> {
+  return em.transactional((tx) => horizon(tx));
 }
 
 /**
@@ -90,21 +116,8 @@ export async function relayOnce(em: EntityManager, consumer: string, handle: Rel
     const pos = await executeBound<{ xid: string }>(tx, 'select xid_position::text as xid from relay_consumer where str_name = ? for update skip locked', [consumer]);
     if (!pos[0]) return -1;
     const from = pos[0].xid;
-    const end = await windowEnd(tx, from, limit);
+    const { end, events } = await readWindow(tx, from, limit);
     if (end === from) return 0;
-    const rows = await executeBound<EventRow>(tx, 
-      `select seq::text as seq, id, str_type, str_record_type, record_id, actor_id, ts_occurred_at, str_payload, xid::text as xid
-         from event where xid >= ?::xid8 and xid < ?::xid8 order by seq`,
-      [from, end],
-    );
-    const listed = rows.length ? await executeBound<{ event_seq: string; str_record_type: string; record_id: string }>(tx, 'select event_seq::text as event_seq, str_record_type, record_id from event_subject where event_seq = any(?::bigint[]) order by event_seq, str_record_type collate "C", record_id', [rows.map((r) => r.seq)]) : [];
-    const bySeq = new Map<string, RelayedEvent['listed']>();
-    for (const l of listed) {
-      const list = bySeq.get(l.event_seq) ?? [];
-      list.push({ str_record_type: l.str_record_type, id: l.record_id });
-      bySeq.set(l.event_seq, list);
-    }
-    const events = rows.map((r) => ({ ...r, ts_occurred_at: new Date(r.ts_occurred_at).toISOString(), listed: bySeq.get(r.seq) ?? [] }));
     if (events.length) await handle(tx, events);
     await executeBound(tx, 'update relay_consumer set xid_position = ?::xid8, ts_updated_at = now() where str_name = ?', [end, consumer]);
     return events.length;

@@ -1,6 +1,10 @@
 import { executeBound } from '../db/bound.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Agent as HttpAgent, request as httpRequest, type AgentOptions as HttpAgentOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import { blockedLiteral, guardedLookup } from './webhook.url.js';
+import { actorNow, visibleIds } from './visibility.js';
 import type { Logger } from '../shared/logger.js';
 import type { LoggedEventFields } from '../shared/events.js';
 
@@ -12,6 +16,8 @@ export interface SenderOptions {
   timeoutMs: number;
   /** Deliveries sent at once (each of a different record: a record's next waits for its previous). */
   batch: number;
+  /** WEBHOOK_ALLOW_PRIVATE: receivers on private, loopback and link-local addresses are allowed (tests, a closed network). */
+  allowPrivate: boolean;
 }
 
 interface Claimed extends LoggedEventFields {
@@ -51,7 +57,7 @@ const CLAIM_FOLLOWERS = `update webhook_delivery f set ts_lease_until = now() + 
    where rn <= ?)
  returning f.id`;
 
-const LOAD = `select d.id, d.endpoint_id, d.str_record_key, w.str_url, w.str_secret, e.id as event_id, e.str_type, e.str_record_type, e.record_id, e.actor_id, e.ts_occurred_at, e.str_payload,
+const LOAD = `select d.id, d.endpoint_id, d.str_record_key, w.str_url, w.str_secret, w.user_id, w.organization_id, e.id as event_id, e.str_type, e.str_record_type, e.record_id, e.actor_id, e.ts_occurred_at, e.str_payload,
        d.event_seq::text as event_seq, d.int_attempts, d.ts_created_at
   from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.seq = d.event_seq
  where d.id = any(?::uuid[]) order by d.event_seq`;
@@ -69,23 +75,77 @@ function bodyOf(d: Claimed, listed: { str_record_type: string; id: string }[]): 
   });
 }
 
-async function post(d: Claimed, body: string, timeoutMs: number): Promise<{ status: number | null; error: string | null }> {
+/** Keep-alive connections to the receivers, each connect through the guarded lookup (webhook.url.ts). */
+const agents = new Map<boolean, { http: HttpAgent; https: HttpsAgent }>();
+function agentsFor(allowPrivate: boolean) {
+  let pair = agents.get(allowPrivate);
+  if (!pair) {
+    const lookup = guardedLookup(allowPrivate);
+    pair = { http: new HttpAgent({ keepAlive: true, maxSockets: 64, lookup } as HttpAgentOptions), https: new HttpsAgent({ keepAlive: true, maxSockets: 64, lookup } as HttpAgentOptions) };
+    agents.set(allowPrivate, pair);
+  }
+  return pair;
+}
+
+/** One attempt: POST the signed body; the status, or why there was none. Redirects are not followed (a 3xx is a failure). */
+async function post(d: Claimed, body: string, options: SenderOptions): Promise<{ status: number | null; error: string | null }> {
+  // Re-checked at each send: a literal address is connected to without the lookup's check.
+  if (blockedLiteral(d.str_url, options.allowPrivate)) return { status: null, error: 'refused: the URL points to a private, loopback, link-local or reserved address' };
   // The header's timestamp is the signed one (sign() covers its whole seconds).
   const now = new Date();
   const signature = new Webhook(d.str_secret).sign(d.event_id, now, body);
-  try {
-    const res = await fetch(d.str_url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': d.event_id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature },
-      body,
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'manual',
-    });
-    await res.arrayBuffer().catch(() => undefined);
-    return { status: res.status, error: res.ok ? null : `HTTP ${res.status}` };
-  } catch (e) {
-    return { status: null, error: (e as Error).message.slice(0, 500) };
+  const url = new URL(d.str_url);
+  const pair = agentsFor(options.allowPrivate);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        agent: url.protocol === 'https:' ? pair.https : pair.http,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'webhook-id': d.event_id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature },
+        timeout: options.timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          resolve({ status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
+        });
+        res.on('error', (e) => resolve({ status: null, error: e.message.slice(0, 500) }));
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+    req.on('error', (e) => resolve({ status: null, error: e.message.slice(0, 500) }));
+    req.end(body);
+  });
+}
+
+const NOT_READABLE = "the endpoint's owner may no longer read the record";
+
+/**
+ * Of the claimed deliveries, those whose record the endpoint's owner (its current role in the
+ * endpoint's organization) may still read, through the same SQL scope as GET: checked at every
+ * attempt, so a retry or a replay stops for an owner who left or lost access. The others are marked
+ * FAILED at once (no retry; a replay checks again).
+ */
+async function stillReadable<T extends Claimed & { id: string; endpoint_id: string; user_id: string; organization_id: string | null }>(em: EntityManager, claimed: T[]): Promise<T[]> {
+  const byEndpoint = new Map<string, T[]>();
+  for (const d of claimed) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d]);
+  const refused = new Set<string>();
+  for (const list of byEndpoint.values()) {
+    const actor = await actorNow(em, list[0]!.user_id, list[0]!.organization_id);
+    for (const type of new Set(list.map((d) => d.str_record_type))) {
+      const ofType = list.filter((d) => d.str_record_type === type);
+      const visible = actor ? await visibleIds(em, actor, type, [...new Set(ofType.map((d) => d.record_id))]) : new Set<string>();
+      for (const d of ofType) if (!visible.has(d.record_id)) refused.add(d.id);
+    }
   }
+  if (!refused.size) return claimed;
+  await executeBound(em, `update webhook_delivery set str_status = 'FAILED', ts_lease_until = null, str_last_error = ? where id = any(?::uuid[])`, [NOT_READABLE, [...refused]]);
+  return claimed.filter((d) => !refused.has(d.id));
 }
 
 /**
@@ -98,23 +158,47 @@ export async function sendDue(em: EntityManager, options: SenderOptions, log: Lo
   const heads = await executeBound<{ id: string; endpoint_id: string; str_record_key: string; event_seq: string }>(em, CLAIM_HEADS, [leaseMs, options.batch]);
   if (!heads.length) return 0;
   const followers = await executeBound<{ id: string }>(em, CLAIM_FOLLOWERS, [leaseMs, heads.map((h) => h.endpoint_id), heads.map((h) => h.str_record_key), heads.map((h) => h.event_seq), LANE]);
-  const claimed = await executeBound<Claimed & { endpoint_id: string; str_record_key: string }>(em, LOAD, [[...heads.map((h) => h.id), ...followers.map((f) => f.id)]]);
+  const loaded = await executeBound<Claimed & { endpoint_id: string; str_record_key: string; user_id: string; organization_id: string | null }>(em, LOAD, [[...heads.map((h) => h.id), ...followers.map((f) => f.id)]]);
+  const claimed = await stillReadable(em, loaded);
   const listed = new Map<string, { str_record_type: string; id: string }[]>();
   const subjects = await executeBound<{ event_seq: string; str_record_type: string; record_id: string }>(em, 'select event_seq::text as event_seq, str_record_type, record_id from event_subject where event_seq = any(?::bigint[]) order by event_seq, str_record_type collate "C", record_id', [[...new Set(claimed.map((d) => d.event_seq))]]);
   for (const l of subjects) listed.set(l.event_seq, [...(listed.get(l.event_seq) ?? []), { str_record_type: l.str_record_type, id: l.record_id }]);
   const lanes = new Map<string, Claimed[]>();
   for (const d of claimed) lanes.set(`${d.endpoint_id} ${d.str_record_key}`, [...(lanes.get(`${d.endpoint_id} ${d.str_record_key}`) ?? []), d]);
+  // DELIVERED is written as deliveries succeed, one statement for all that succeeded while the
+  // previous one ran (group commit): one UPDATE per round trip, not per delivery, and a sender killed
+  // mid-round resends only what was on the wire or not yet marked (same webhook-ids: at least once).
+  let unmarked: { id: string; status: number }[] = [];
   let delivered = 0;
+  let marking: Promise<void> | null = null;
+  let markFailed: unknown = null;
+  const markAll = async () => {
+    while (unmarked.length) {
+      const batch = unmarked;
+      unmarked = [];
+      await executeBound(
+        em,
+        `update webhook_delivery d set str_status = 'DELIVERED', int_attempts = d.int_attempts + 1, ts_delivered_at = now(), ts_lease_until = null, int_last_status = x.status, str_last_error = null
+           from unnest(?::uuid[], ?::int[]) as x(id, status) where d.id = x.id`,
+        [batch.map((d) => d.id), batch.map((d) => d.status)],
+      );
+    }
+  };
+  const mark = (id: string, status: number) => {
+    unmarked.push({ id, status });
+    delivered++;
+    marking ??= markAll()
+      .catch((e: unknown) => void (markFailed ??= e))
+      .finally(() => (marking = null));
+  };
   const released: string[] = [];
   await Promise.all(
     [...lanes.values()].map(async (lane) => {
       for (let i = 0; i < lane.length; i++) {
         const d = lane[i]!;
-        const result = await post(d, bodyOf(d, listed.get(d.event_seq) ?? []), options.timeoutMs);
+        const result = await post(d, bodyOf(d, listed.get(d.event_seq) ?? []), options);
         if (result.status !== null && result.status >= 200 && result.status < 300) {
-          // Marked at once: a sender killed later in the lane sends again only what was on the wire.
-          await executeBound(em, `update webhook_delivery set str_status = 'DELIVERED', int_attempts = int_attempts + 1, ts_delivered_at = now(), ts_lease_until = null, int_last_status = ?, str_last_error = null where id = ?`, [result.status, d.id]);
-          delivered++;
+          mark(d.id, result.status);
           continue;
         }
         const attempts = d.int_attempts + 1;
@@ -128,6 +212,9 @@ export async function sendDue(em: EntityManager, options: SenderOptions, log: Lo
       }
     }),
   );
+  await marking;
+  if (markFailed) throw markFailed;
+  await markAll();
   if (released.length) await executeBound(em, 'update webhook_delivery set ts_lease_until = null where id = any(?::uuid[])', [released]);
   return delivered;
 }

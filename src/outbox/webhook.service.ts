@@ -11,6 +11,7 @@ import { Checker } from '../shared/validation.js';
 import { WebhookEndpoint } from './webhook.entity.js';
 import { pageDeliveries, pageWebhooks, readWebhook, type DeliveryRow, type WebhookRow } from './webhook.reader.js';
 import { OUTGOING_TYPES } from './visibility.js';
+import { refusedUrl } from './webhook.url.js';
 
 export interface WebhookInput {
   str_url?: string | null;
@@ -31,21 +32,12 @@ const MAX_LIST = 500;
 const EVENT_TYPE = /^[A-Z][A-Z0-9_]{0,99}$/;
 const STATUSES = ['PENDING', 'DELIVERED', 'FAILED'];
 
-function checkUrl(check: Checker, url: string): void {
-  let parsed: URL | null = null;
-  try {
-    parsed = new URL(url);
-  } catch {
-    /* reported below */
-  }
-  check.when(!parsed || !['http:', 'https:'].includes(parsed.protocol) || url.length > 2000, 'str_url', 'must be an http(s) URL of at most 2000 characters');
-}
-
 /** The fields an input sets, checked; `create`: the URL is required. */
-function fieldsOf(input: WebhookInput, create: boolean): Partial<WebhookEndpoint> {
+async function fieldsOf(input: WebhookInput, create: boolean, allowPrivate: boolean): Promise<Partial<WebhookEndpoint>> {
   const check = new Checker();
   if (create) check.required('str_url', input.str_url);
-  if (input.str_url != null) checkUrl(check, input.str_url);
+  const refused = input.str_url != null ? await refusedUrl(input.str_url, allowPrivate) : null;
+  check.when(refused !== null, 'str_url', refused ?? '');
   check.when(input.str_description != null && input.str_description.length > 500, 'str_description', 'must be at most 500 characters');
   const lists = { str_event_types: input.str_event_types, str_record_types: input.str_record_types, record_ids: input.record_ids };
   for (const [field, list] of Object.entries(lists)) check.when(list != null && list.length > MAX_LIST, field, `must list at most ${MAX_LIST}`);
@@ -72,6 +64,9 @@ const changesOf = (fields: Partial<WebhookEndpoint>) => Object.fromEntries(Objec
  * an event is relayed), and is signed with a secret shown once.
  */
 export class WebhookService {
+  /** WEBHOOK_ALLOW_PRIVATE: URLs on private, loopback and link-local addresses are accepted. */
+  constructor(private readonly allowPrivate = false) {}
+
   read(db: Db, actor: Actor, id: string): Promise<WebhookRow> {
     return readWebhook(db, actor, id);
   }
@@ -86,7 +81,7 @@ export class WebhookService {
   }
 
   async create(em: EntityManager, db: Db, actor: Actor, input: WebhookInput): Promise<CreatedWebhook> {
-    const fields = fieldsOf(input, true);
+    const fields = await fieldsOf(input, true, this.allowPrivate);
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const id = await em.transactional(async (tx) => {
       const endpoint = tx.create(WebhookEndpoint, { ...fields, str_url: fields.str_url!, user_id: actor.userId, organization_id: actor.organizationId, str_secret: secret });
@@ -100,7 +95,7 @@ export class WebhookService {
 
   async update(em: EntityManager, db: Db, actor: Actor, id: string, input: WebhookInput): Promise<WebhookRow> {
     await readWebhook(db, actor, id);
-    const fields = fieldsOf(input, false);
+    const fields = await fieldsOf(input, false, this.allowPrivate);
     await em.transactional(async (tx) => {
       const endpoint = await tx.findOneOrFail(WebhookEndpoint, { id: id.toLowerCase() }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       tx.assign(endpoint, fields);
