@@ -131,6 +131,15 @@ onPostgres('old partitions detach to cold storage (a fresh database of its own)'
     const own = await startApp({ DATABASE_URL: fresh.url });
     try {
       const em = () => own.service.orm.em.fork();
+      // The year's first inserts at once (the sequence put back below this year's base): one session
+      // moves the sequence, every event lands in this year's partition, none in the older one.
+      await em().execute(`select setval('event_seq_seq', 1000)`);
+      const racing = Array.from({ length: 16 }, () => randomUUID());
+      await Promise.all(racing.map((id) => append(own, someEvents(id, 2, null))));
+      const landed = await rows<{ part: string; n: number }>(own, `select tableoid::regclass::text as part, count(*)::int as n from event where record_id = any(?::uuid[]) group by 1`, [`{${racing.join(',')}}`]);
+      expect(landed).toEqual([{ part: `event_y${thisYear}`, n: 32 }]);
+      expect((await rows<{ n: number }>(own, 'select count(*)::int as n from event_legacy'))[0]!.n).toBe(0);
+
       const kept = randomUUID();
       const gone = randomUUID();
       await append(own, [...someEvents(kept, 2, null, [randomUUID()]), ...someEvents(gone, 2, null)]);

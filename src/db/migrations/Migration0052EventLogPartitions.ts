@@ -103,12 +103,13 @@ begin
   if s >= base or to_regclass('event_y' || y) is null then
     return s;
   end if;
-  -- The year's first insert: one session moves the sequence, the others then draw past it.
+  -- The year's first insert: one session moves the sequence (past any row the year has already,
+  -- should it ever have been set back), the others then draw past it.
   perform pg_advisory_xact_lock(hashtext('event:year'), 0);
   s := nextval('event_seq_seq');
   if s < base then
-    perform setval('event_seq_seq', base);
-    s := base;
+    perform setval('event_seq_seq', coalesce((select max(e.seq) from event e where e.seq >= base and e.seq < base + 1000000000000), base - 1));
+    s := nextval('event_seq_seq');
   end if;
   return s;
 end $$`);
