@@ -64,6 +64,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 import { availableParallelism, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { generateCnpj, generateCpf } from '@brazilian-utils/brazilian-utils';
@@ -90,12 +91,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARM_UP = 1;
 /** Each peer's pool: as many connections as the service's (DB_POOL_MAX's default). */
 const POOL_MAX = 10;
-const PASSWORD = 'bench-password-1';
+export const PASSWORD = 'bench-password-1';
 const ROLE = 'bench_peers_reader';
 // Codes 076 95x...: a block no other bench uses.
 const CODE_BASE = 76_950_000_000_000;
 
-interface Owner {
+export interface Owner {
   email: string;
   organizationId: string;
   /** An animal of the owner's organization, for animal(id). */
@@ -103,7 +104,7 @@ interface Owner {
 }
 
 /** Everything but the owner's organization, set-based; prints counts and the time it took. */
-async function generate(service: Service): Promise<Owner> {
+export async function generate(service: Service): Promise<Owner> {
   const em = service.orm.em.fork();
   const { org, user } = await benchOwner(service, PASSWORD);
   const started = performance.now();
@@ -500,7 +501,7 @@ type ServerName = 'service' | 'PostGraphile' | 'raw';
 type Json = any;
 
 /** What the check compares: rows (the list's or 1), the total where the answer has one, and ids in answer order. */
-interface Shape {
+export interface Shape {
   rows: number;
   total: number | null;
   ids: string[];
@@ -508,14 +509,14 @@ interface Shape {
   detail?: string;
 }
 
-interface Form {
+export interface Form {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
   shape(json: Json): Shape;
 }
 
-interface Bench {
+export interface Bench {
   title: string;
   forms: Record<ServerName, Form>;
 }
@@ -545,7 +546,7 @@ function list(data: Json, label: string): Json[] {
   return data;
 }
 
-function benches(animalId: string): Bench[] {
+export function benches(animalId: string): Bench[] {
   const serviceTree = 'id str_species current_tag { id str_code last_control_unit { id str_name establishment { id str_name county { id str_name } } } }';
   const pglTree = 'rowId strSpecies tagByCurrentTagId { rowId strCode place { rowId strName establishmentByEstablishmentId { rowId strName countyByCountyId { rowId strName } } } }';
   const pglOrder = 'orderBy: [TS_CREATED_AT_DESC, ROW_ID_DESC]';
@@ -818,13 +819,13 @@ async function load(target: Target, form: Form, token: string, duration: number)
   });
 }
 
-const medianOf = (xs: number[]) => {
+export const medianOf = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
 /** The machine's load, printed around the measurement: other processes on it skew every figure. */
-function machineLoad(when: string): void {
+export function machineLoad(when: string): void {
   const [one, five] = loadavg();
   const cores = availableParallelism();
   const busy = one! > cores ? ` (above the ${cores} cores: other processes compete with the servers and PostgreSQL; figures are low and noisy)` : '';
@@ -954,4 +955,5 @@ async function main(): Promise<void> {
   console.log(`\n  whole run: ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
-exitWhenDone(main);
+// Run, unless imported (bench:scale reuses its data and requests).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) exitWhenDone(main);

@@ -15,6 +15,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createService, type Service } from '../src/server.js';
 import { BENCH_ENV, benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve, signIn } from './support.js';
@@ -124,29 +125,51 @@ async function rowsFound(service: Service, orgIds: string[]): Promise<Record<str
   return row!;
 }
 
-exitWhenDone(async () => {
-  const pgUrl = process.env.DATABASE_URL;
-  if (!pgUrl) throw new Error('bench:scale-writes needs PostgreSQL: set DATABASE_URL');
-  await onPostgres(pgUrl, process.env.BENCH_DATABASE ?? `bench_scale_writes_${process.pid}`, (where) => `write mix, ${CLIENTS} clients × ${ITERATIONS} rounds against 2 instances, ${where}`, async (a, databaseUrl) => {
-    const b = await createService(loadConfig({ ...BENCH_ENV, DATA_DIR: ':memory:', DATABASE_URL: databaseUrl }));
-    try {
-      const urls: [string, string] = [await serve(a), await serve(b)];
-      const [county] = await benchCounties(a, 1);
-      const tenants = await Promise.all(Array.from({ length: CLIENTS }, (_, c) => tenant(a, urls[c % 2]!, county!, c)));
-      const load = loadavg()[0]!;
-      const started = performance.now();
-      await Promise.all(tenants.map((t, c) => client(t, c, urls)));
-      const seconds = (performance.now() - started) / 1000;
-      const n = CLIENTS * ITERATIONS;
-      const expected = { identifications: n, animals: n * HERD, vehicles: n, gtas: n, egresses: n, egresses_received: n, ingresses: n, ingresses_received: n, animals_at_feedlots: n * HERD };
-      const found = await rowsFound(a, tenants.map((t) => t.orgId));
-      console.log(`  ${requests} requests in ${seconds.toFixed(1)} s (${(requests / seconds).toFixed(0)} req/s), load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}`);
-      console.log(`  answers by status: ${[...statuses].sort().map(([k, v]) => `${k}: ${v}`).join(', ')}; sent again after 409 CONCURRENT_WRITE: ${retried}`);
-      for (const [k, v] of Object.entries(expected)) console.log(`  ${k.padEnd(20)} expected ${String(v).padStart(5)}  found ${String(found[k]).padStart(5)}${found[k] === v ? '' : '  <-- MISMATCH'}`);
-      const errors = [...statuses].filter(([k]) => !k.startsWith('2') && !k.startsWith('409 CONFLICT')).reduce((s, [, v]) => s + v, 0);
-      if (errors || Object.entries(expected).some(([k, v]) => found[k] !== v)) process.exitCode = 1;
-    } finally {
-      await b.close();
-    }
+/** Figures of one run of the mix: requests per second, and whether anything but the contract's answers came back or a row was lost or made twice. */
+export interface MixResult {
+  requests: number;
+  seconds: number;
+  ok: boolean;
+}
+
+/**
+ * The mix against two instances (`urls`) of the service whose database `setup` opens: its tenants
+ * made through `setup` (at `countyId`, else a county made for it), its clients' requests alternating
+ * between the two. Prints as it goes.
+ */
+export async function writeMix(setup: Service, urls: [string, string], countyId?: string): Promise<MixResult> {
+  statuses.clear();
+  requests = 0;
+  retried = 0;
+  const [county] = countyId ? [countyId] : await benchCounties(setup, 1);
+  const tenants = await Promise.all(Array.from({ length: CLIENTS }, (_, c) => tenant(setup, urls[c % 2]!, county!, c)));
+  const load = loadavg()[0]!;
+  const started = performance.now();
+  await Promise.all(tenants.map((t, c) => client(t, c, urls)));
+  const seconds = (performance.now() - started) / 1000;
+  const n = CLIENTS * ITERATIONS;
+  const expected = { identifications: n, animals: n * HERD, vehicles: n, gtas: n, egresses: n, egresses_received: n, ingresses: n, ingresses_received: n, animals_at_feedlots: n * HERD };
+  const found = await rowsFound(setup, tenants.map((t) => t.orgId));
+  console.log(`  ${requests} requests in ${seconds.toFixed(1)} s (${(requests / seconds).toFixed(0)} req/s), load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}`);
+  console.log(`  answers by status: ${[...statuses].sort().map(([k, v]) => `${k}: ${v}`).join(', ')}; sent again after 409 CONCURRENT_WRITE: ${retried}`);
+  for (const [k, v] of Object.entries(expected)) console.log(`  ${k.padEnd(20)} expected ${String(v).padStart(5)}  found ${String(found[k]).padStart(5)}${found[k] === v ? '' : '  <-- MISMATCH'}`);
+  const errors = [...statuses].filter(([k]) => !k.startsWith('2') && !k.startsWith('409 CONFLICT')).reduce((s, [, v]) => s + v, 0);
+  return { requests, seconds, ok: !errors && Object.entries(expected).every(([k, v]) => found[k] === v) };
+}
+
+// Run, unless imported (bench:scale runs the mix against two service processes).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  exitWhenDone(async () => {
+    const pgUrl = process.env.DATABASE_URL;
+    if (!pgUrl) throw new Error('bench:scale-writes needs PostgreSQL: set DATABASE_URL');
+    await onPostgres(pgUrl, process.env.BENCH_DATABASE ?? `bench_scale_writes_${process.pid}`, (where) => `write mix, ${CLIENTS} clients × ${ITERATIONS} rounds against 2 instances, ${where}`, async (a, databaseUrl) => {
+      const b = await createService(loadConfig({ ...BENCH_ENV, DATA_DIR: ':memory:', DATABASE_URL: databaseUrl }));
+      try {
+        const result = await writeMix(a, [await serve(a), await serve(b)]);
+        if (!result.ok) process.exitCode = 1;
+      } finally {
+        await b.close();
+      }
+    });
   });
-});
+}

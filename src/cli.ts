@@ -15,6 +15,8 @@ const [command, ...args] = process.argv.slice(2);
 const usage = `usage:
   cli admin:create <email> <password> [name]   create a platform administrator
   cli events:verify                             check the event log's hash chain
+  cli events:partitions [years ahead]           create the event log's partitions (this year + 1)
+  cli events:detach <partition>                 detach the event log's oldest partition (cold storage)
   cli schema:emit [file]                        write the GraphQL SDL (default graphql/schema.graphql)
   cli migrate                                   apply pending migrations
   cli counties:import <municipios.csv> <estados.csv> | <municipios.json>
@@ -47,6 +49,20 @@ async function main(): Promise<number> {
         if (report.ok) console.log(`event chain intact: ${report.checked} events`);
         else console.log(`event chain BROKEN at seq ${report.broken!.seq} (event ${report.broken!.id}): ${report.broken!.reason}; ${report.checked} events before it hold`);
         return report.ok ? 0 : 2;
+      }
+      case 'events:partitions': {
+        const ahead = Number(args[0] ?? 1);
+        if (!Number.isInteger(ahead) || ahead < 0 || ahead > 50) break;
+        const made = await em.execute<{ event_log_partitions: string }[]>('select event_log_partitions(?)', [ahead]);
+        console.log(made.length ? `created ${made.map((r) => r.event_log_partitions).join(', ')}` : 'the partitions exist already');
+        return 0;
+      }
+      case 'events:detach': {
+        const [partition] = args;
+        if (!partition) break;
+        await em.execute('select event_log_detach(?)', [partition]);
+        console.log(`${partition} and its subjects detached: dump them, then drop them (docs/decisions/partitioning.md)`);
+        return 0;
       }
       case 'counties:import': {
         try {

@@ -32,7 +32,7 @@ import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';
 import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
 import type { Db } from './db/sql.js';
-import { openReplicas, type Replicas } from './db/replicas.js';
+import { lsnHeader, lsnText, openReplicas, type Replicas } from './db/replicas.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
 import { loadCountiesIfEmpty } from './places/county.autoload.js';
 import type { Actor } from './identity/actor.js';
@@ -45,7 +45,7 @@ import { oneStartAtATime } from './db/start-lock.js';
 import { clientIdOf, storeCreate, storedCreate } from './shared/create-replay.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
-import { requestScope } from './shared/request-scope.js';
+import { requestScope, type RequestScope } from './shared/request-scope.js';
 
 export interface Service {
   app: Koa;
@@ -259,12 +259,20 @@ export async function createService(config: Config, log: Logger = createLogger(c
     // Read-your-writes: a user's writes by user; an anonymous write (a sign-up, a login) by client
     // address, which the user's first requests then also wait for.
     const address = `address:${ctx.ip}`;
-    const reader = { keys: actor ? [`user:${actor.userId}`, address] : [address], writeKeys: actor ? [`user:${actor.userId}`] : [address], wrote: false };
+    // Across instances: the client sends back the X-Read-After of its last write's answer, and
+    // whichever instance it reaches reads at least that far (docs/decisions/replicas.md).
+    const reader: NonNullable<RequestScope['reader']> = {
+      keys: actor ? [`user:${actor.userId}`, address] : [address],
+      writeKeys: actor ? [`user:${actor.userId}`] : [address],
+      wrote: false,
+      after: lsnHeader(ctx.get('x-read-after')),
+    };
     requestScope.getStore()!.reader = reader;
     try {
       await next();
     } finally {
       if (reader.wrote) await replicas.noteWrite(reader.writeKeys);
+      if (reader.written !== undefined && !ctx.headerSent) ctx.set('X-Read-After', lsnText(reader.written));
     }
   });
 

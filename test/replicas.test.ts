@@ -95,6 +95,28 @@ withReplica('readers on a replica', () => {
     expect(seen.body.data.str_name).toBe(stranger.name);
   });
 
+  test('across instances: a write\'s answer carries X-Read-After, and another instance given it reads at least that far', async () => {
+    const a = await start({ DATABASE_REPLICA_MAX_LAG_MS: '600000' });
+    const b = await start({ DATABASE_REPLICA_MAX_LAG_MS: '600000' });
+    const writer = await reader(a);
+    await pause();
+    const renamed = `Renamed ${randomUUID().slice(0, 8)}`;
+    const wrote = await a.call('PATCH', `/api/organizations/${writer.orgId}`, { token: writer.session.access, body: { str_name: renamed } });
+    expect(wrote.status).toBe(200);
+    const position = wrote.headers.get('x-read-after');
+    expect(position).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+    // B knows nothing of A's write: without the position it reads the paused replica.
+    const stale = await b.call('GET', `/api/organizations/${writer.orgId}`, { token: writer.session.access });
+    expect(stale.body.data.str_name).toBe(writer.name);
+    // With it, B reads where the write is (the primary, the replica being behind it).
+    const fresh = await b.call('GET', `/api/organizations/${writer.orgId}`, { token: writer.session.access, headers: { 'X-Read-After': position! } });
+    expect(fresh.body.data.str_name).toBe(renamed);
+    // A read answers no position; a position that is not one is ignored.
+    expect(fresh.headers.get('x-read-after')).toBeNull();
+    const junk = await b.call('GET', `/api/organizations/${writer.orgId}`, { token: writer.session.access, headers: { 'X-Read-After': 'not-a-position' } });
+    expect(junk.body.data.str_name).toBe(writer.name);
+  });
+
   test('a replica lagging past DATABASE_REPLICA_MAX_LAG_MS is skipped: the primary answers', async () => {
     const app = await start({ DATABASE_REPLICA_MAX_LAG_MS: '300' });
     const { session, orgId } = await reader(app);

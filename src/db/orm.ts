@@ -101,9 +101,14 @@ function imageOf(path: string): Blob {
   return image as Pick<Blob, 'type' | 'arrayBuffer'> as Blob;
 }
 
-/** Applies the checked-in migrations that have not run yet. */
+/**
+ * Applies the checked-in migrations that have not run yet, then creates the event log's partitions
+ * for this year and the next (docs/decisions/partitioning.md): a service restarted at least once a
+ * year never reaches a year without its partition (and if it did, inserts stay in the last year's).
+ */
 export async function migrate(orm: Orm): Promise<void> {
   await orm.migrator.up();
+  await orm.em.getConnection().execute('select event_log_partitions(1)');
 }
 
 /** The read side's connection on the ORM's own pool (PostgreSQL) or instance (PGlite), so both share one limit. */

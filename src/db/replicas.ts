@@ -22,6 +22,16 @@ export function lsnOf(text: string): bigint {
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
+/** A WAL position as PostgreSQL writes it ('16/B374D848'). */
+export function lsnText(lsn: bigint): string {
+  return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
+}
+
+/** `X-Read-After`'s value, or undefined when it is not a WAL position. */
+export function lsnHeader(value: string | undefined): bigint | undefined {
+  return value && /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/i.test(value.trim()) ? lsnOf(value.trim()) : undefined;
+}
+
 /**
  * A replica's failure, not the statement's: the connection (08, 57P0x, no code: refused, reset),
  * its resources (53), a read cancelled by the replay (40001), a statement that wrote (25006) or
@@ -121,7 +131,7 @@ export class Replicas {
   }
 
   /** Notes the primary's WAL position after a commit of the request's caller (see the ORM's subscriber in orm.ts). */
-  async noteWrite(keys: readonly string[]): Promise<void> {
+  async noteWrite(keys: readonly string[]): Promise<bigint> {
     let lsn = UNREACHABLE;
     try {
       const { rows: [row] } = await this.primaryPool.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
@@ -132,6 +142,9 @@ export class Replicas {
     }
     const at = Date.now();
     for (const key of keys) this.written.set(key, { lsn, at });
+    const reader = requestScope.getStore()?.reader;
+    if (reader && lsn !== UNREACHABLE && lsn > (reader.written ?? 0n)) reader.written = lsn;
+    return lsn;
   }
 
   private poll(): Promise<void> {
@@ -180,7 +193,7 @@ export class Replicas {
   private async needed(): Promise<bigint> {
     if (unscopedWrites.wrote) {
       unscopedWrites.wrote = false;
-      this.unscopedNoting = this.noteWrite([UNSCOPED]);
+      this.unscopedNoting = this.noteWrite([UNSCOPED]).then(() => undefined);
     }
     await this.unscopedNoting;
     const unscoped = this.written.get(UNSCOPED)?.lsn ?? 0n;
@@ -189,10 +202,11 @@ export class Replicas {
     // The reads a request runs side by side (its loaders) all wait for the one noting.
     if (scope.wrote) {
       scope.wrote = false;
-      scope.noting = this.noteWrite(scope.writeKeys);
+      scope.noting = this.noteWrite(scope.writeKeys).then(() => undefined);
     }
     await scope.noting;
-    let lsn = unscoped;
+    // A write the client made through another instance (its answer's X-Read-After).
+    let lsn = scope.after !== undefined && scope.after > unscoped ? scope.after : unscoped;
     for (const key of scope.keys) {
       const w = this.written.get(key);
       if (w && w.lsn > lsn) lsn = w.lsn;

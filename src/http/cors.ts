@@ -4,9 +4,9 @@ import type { Config } from '../config.js';
 import { DomainError } from '../shared/errors.js';
 
 /** What a frontend sends besides the CORS-safelisted headers: the token, JSON bodies, retries, tracing, Apollo's CSRF header. */
-const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
+const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Read-After', 'Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
 /** What a frontend may read from an answer besides the safelisted ones. */
-const EXPOSE_HEADERS = ['X-Request-Id', 'Retry-After', 'Warning', 'Idempotent-Replayed', 'X-SQL-Statements'];
+const EXPOSE_HEADERS = ['X-Request-Id', 'Retry-After', 'Warning', 'Idempotent-Replayed', 'X-SQL-Statements', 'X-Read-After'];
 const ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**

@@ -150,19 +150,38 @@ async function listsOf(em: EntityManager, after: number, last: number): Promise<
   return lists;
 }
 
+/** The service-wide chain's anchor is kept under the nil record (event_log_detach). */
+const NIL_STREAM = ['', '00000000-0000-0000-0000-000000000000'] as const;
+
+/**
+ * The last hash of each stream whose earlier events were detached with an old partition
+ * (`event_chain_anchor`, docs/decisions/partitioning.md): its first remaining event chains on from it.
+ */
+async function anchorsOf(em: EntityManager, streams: { str_record_type: string; record_id: string }[], heads: Map<string, string>): Promise<void> {
+  if (!streams.length) return;
+  const anchors = await executeBound<{ str_record_type: string; record_id: string; str_hash: string }>(
+    em,
+    'select a.str_record_type, a.record_id, a.str_hash from event_chain_anchor a join unnest(?::text[], ?::uuid[]) as s(rt, rid) on a.str_record_type = s.rt and a.record_id = s.rid',
+    [streams.map((s) => s.str_record_type), streams.map((s) => s.record_id)],
+  );
+  for (const a of anchors) heads.set(streamOf(a.str_record_type, a.record_id), a.str_hash);
+}
+
 /**
  * Walks the log in order and reports the first link that does not hold: the service-wide chain of
  * the events written before record streams, then each record's own chain. A listing event's hash
  * is recomputed over the records event_subject holds for it: one removed, added or changed breaks it.
  */
 export async function verifyChain(em: EntityManager, batch = 5000): Promise<ChainReport> {
-  let global = GENESIS;
   const heads = new Map<string, string>();
+  await anchorsOf(em, [{ str_record_type: NIL_STREAM[0], record_id: NIL_STREAM[1] }], heads);
+  let global = heads.get(streamOf(...NIL_STREAM)) ?? GENESIS;
   let after = 0;
   let checked = 0;
   for (;;) {
     const rows = await em.execute<EventRow[]>('select * from event where seq > ? order by seq limit ?', [after, batch]);
     const lists = rows.length ? await listsOf(em, after, Number(rows.at(-1)!.seq)) : new Map<number, SubjectTuple[]>();
+    await anchorsOf(em, rows.filter((r) => r.bl_record_chain && !heads.has(streamOf(r.str_record_type, r.record_id))), heads);
     for (const r of rows) {
       const stream = streamOf(r.str_record_type, r.record_id);
       const prev = r.bl_record_chain ? (heads.get(stream) ?? GENESIS) : global;

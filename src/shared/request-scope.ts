@@ -12,7 +12,16 @@ export interface RequestScope {
    * With replicas (src/db/replicas.ts): whose writes the request's reads must see (`keys`), under
    * which keys its own writes are noted, and whether it committed one since its last read.
    */
-  reader?: { keys: string[]; writeKeys: string[]; wrote: boolean; noting?: Promise<void> };
+  reader?: {
+    keys: string[];
+    writeKeys: string[];
+    wrote: boolean;
+    noting?: Promise<void>;
+    /** A position the client says it must see (`X-Read-After`, from another instance's answer to its write). */
+    after?: bigint;
+    /** The position after this request's last commit, answered as `X-Read-After`. */
+    written?: bigint;
+  };
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
