@@ -19,7 +19,6 @@ let app: TestApp;
 let farm: Holding;
 let feedlot: Holding;
 
-const sql = (text: string, params: unknown[] = []) => app.service.orm.em.fork().execute(text, params);
 const sqlInTx = (text: string, params: unknown[] = []) => app.service.orm.em.fork().transactional((tx) => tx.execute(text, params));
 
 /** A bare animal at a unit (no tag: nothing else names it), with an open stay. */
