@@ -21,7 +21,7 @@ export interface StatementKey {
  * instead, set-based, through the statement's transition table. The animal's unit stays a
  * constraint: a statement trigger on `animal` would copy every updated animal into transition
  * tables, and the socio-environmental propagation updates tens of thousands whose unit does not
- * change (measured: +200-340 ms on 4.3-5.6 s for 37,000), where PostgreSQL's own check skips them.
+ * change (measured: +200-340 ms on 4.3-5.6 s for an UPDATE of ~54,500), where PostgreSQL's own check skips them.
  */
 export const STATEMENT_KEYS: StatementKey[] = [
   { name: 'animal_stay_animal_id_fkey', table: 'animal_stay', columns: ['animal_id'], parent: 'animal', parentColumns: ['id'], onDelete: 'cascade' },
