@@ -51,7 +51,7 @@ export async function onPostgres(pgUrl: string, scratch: string, title: (where: 
     // EXPLAIN ANALYZEd into the server's log (auto_explain, loaded by this database's sessions only).
     const explain = process.env.BENCH_EXPLAIN;
     if (explain) {
-      for (const [name, value] of [['session_preload_libraries', 'auto_explain'], ['auto_explain.log_min_duration', `${Number(explain)}ms`], ['auto_explain.log_analyze', 'on'], ['auto_explain.log_nested_statements', 'on']]) {
+      for (const [name, value] of [['session_preload_libraries', 'auto_explain'], ['auto_explain.log_min_duration', `${Number(explain)}ms`], ['auto_explain.log_analyze', 'on'], ['auto_explain.log_nested_statements', 'on'], ['auto_explain.log_triggers', 'on']]) {
         await admin.em.fork().execute(`alter database ${scratch} set ${name} = '${value}'`);
       }
     }

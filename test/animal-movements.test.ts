@@ -130,6 +130,9 @@ describe('an animal journey: farm → feedlot → slaughterhouse', () => {
         { str_type: 'UNEXPECTED_ANIMAL', animal_id: external!.animal_id, str_status: 'OPEN' },
       ].sort((x, y) => `${x.str_type}${x.animal_id}`.localeCompare(`${y.str_type}${y.animal_id}`)),
     );
+    // The missing animal's occurrence names its tag (looked up only for the missing ones since issue 20's speed work).
+    const [missingNote] = await rows<{ str_description: string }>(app, "select str_description from occurrence where animals_ingress_id = ? and str_type = 'MISSING_ON_ARRIVAL'", [ingress.id]);
+    expect(missingNote!.str_description).toBe(`dispatched under the GTA but not read on arrival (tag ${a3!.code})`);
     expect(await gtaStatus(gta.id)).toBe('IN_USE');
     expect(await stays(a1!.id)).toEqual([{ control_unit_id: farm.unit.unitId, open: false }, { control_unit_id: feedlot.unit.unitId, open: true }]);
 

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { openStays } from '../animals/stays.js';
 import { SET_HOLDER_OF_UNIT } from '../places/unit-holder.js';
 import { executeBound } from '../db/bound.js';
 import type { EventInput, Listed, Subject } from '../shared/events.js';
@@ -18,20 +17,29 @@ export interface Destination {
  * tags are where they are, Migration0032), a stay opened at their read time (or `at`), and their socio-environmental status
  * the worse of theirs and the destination establishment's (theirs already holds every earlier
  * establishment's). Returns the new status of each animal.
+ *
+ * One statement (issue 20, the speed of an ingress finish): the stays are inserted from the
+ * update's own rows (a data-modifying CTE), with the destination's unit, establishment and holder,
+ * where a second statement read the moved animals back (a scan of the animal table and a join).
  */
 export async function arrive(tx: EntityManager, animalIds: string[], to: Destination, at: Date, times: Map<string, Date>, ingressId: string | null): Promise<Map<string, string>> {
   if (!animalIds.length) return new Map();
   const rows = await executeBound<{ id: string; str_socioenvironmental_status: string }>(
     tx,
-    `update animal a set str_status = 'ACTIVE', last_control_unit_id = ?, ${SET_HOLDER_OF_UNIT},
-            str_socioenvironmental_status = ${socioOfRank(`greatest(${socioRank('a.str_socioenvironmental_status')}, ${socioRank('?::text')})`)}, ts_updated_at = ?
-      where a.id = any(?::uuid[]) and a.str_status = 'IN_TRANSIT' returning a.id, a.str_socioenvironmental_status`,
-    [to.unitId, to.unitId, to.socio, at, animalIds],
+    `with moved as (
+       update animal a set str_status = 'ACTIVE', last_control_unit_id = ?, ${SET_HOLDER_OF_UNIT},
+              str_socioenvironmental_status = ${socioOfRank(`greatest(${socioRank('a.str_socioenvironmental_status')}, ${socioRank('?::text')})`)}, ts_updated_at = ?
+        where a.id = any(?::uuid[]) and a.str_status = 'IN_TRANSIT'
+        returning a.id, a.str_socioenvironmental_status, a.holder_organization_id, a.holder_federative_unit
+     ), stays as (
+       -- Only the animals that were still on the way arrive: one already received (by another ingress) keeps its open stay.
+       insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, animals_ingress_id, holder_organization_id, holder_federative_unit)
+       select m.id, ?::uuid, ?::uuid, coalesce(t.at, ?::timestamptz), ?::uuid, m.holder_organization_id, m.holder_federative_unit
+         from moved m left join jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz) on t.id = m.id
+     )
+     select id, str_socioenvironmental_status from moved`,
+    [to.unitId, to.unitId, to.socio, at, animalIds, to.unitId, to.establishmentId, at, ingressId, JSON.stringify([...times].map(([id, t]) => ({ id, at: t })))],
   );
-  // Only the animals that were still on the way arrive: one already received (by another ingress) keeps its open stay.
-  const arrived = rows.map((r) => r.id);
-  if (!arrived.length) return new Map();
-  await openStays(tx, arrived, { time: at }, { animals_ingress_id: ingressId ?? undefined }, times);
   return new Map(rows.map((r) => [r.id, r.str_socioenvironmental_status]));
 }
 

@@ -156,8 +156,11 @@ export class TagsIdentificationService {
         unit.id,
       ],
     );
+    // An applied tag's place and holder are its animal's (Migration0032, Migration0037): NULL here, named by
+    // the statement itself so that tag_holder_on_move does not run row by row (40 of the 60 ms of 500 tags).
     await tx.execute(
-      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = null, ts_updated_at = now()
+      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = null,
+              holder_organization_id = null, holder_federative_unit = null, ts_updated_at = now()
          from jsonb_to_recordset(?::jsonb) as x(tag_id uuid, animal_id uuid) where t.id = x.tag_id and t.str_status in (${fromStatusesSql('apply')})`,
       [JSON.stringify(animals.map((a, i) => ({ tag_id: tags[i]!.id, animal_id: a.id })))],
     );

@@ -18,6 +18,7 @@ import { operatorFor, trimmedOrNull } from './field-work.js';
 import { REPLACEMENT_REASONS, TAG_TRANSITIONS, tagStateError } from './tag.rules.js';
 import { lockTagsAt, tagRef, type LockedTag, type TagRef } from './tag-refs.js';
 import { TagsReplacement } from './tags-replacement.entity.js';
+import { SET_HOLDER_OF_UNIT } from '../places/unit-holder.js';
 import { TAGGABLE_ANIMAL_STATUSES, MAX_TAGS_PER_OPERATION, animalStateError } from './tags-writeoff.rules.js';
 import { tagsPolicy, workUnit, type WorkUnit } from './tags.policy.js';
 
@@ -127,9 +128,10 @@ export class TagsReplacementService {
     );
     // Old tags first: one APPLIED tag per animal is a unique index, checked row by row.
     // An applied tag is where its animal is (Migration0032): the old one stays here, the new one goes with the animal.
-    await tx.execute(`update tag set str_status = 'REPLACED', last_control_unit_id = ?, ts_updated_at = ? where id = any(array[?]::uuid[])`, [unitId, now, olds]);
+    // Both updates name the holder themselves (the unit's; NULL while applied), so tag_holder_on_move does not run row by row.
+    await tx.execute(`update tag set str_status = 'REPLACED', last_control_unit_id = ?, ${SET_HOLDER_OF_UNIT}, ts_updated_at = ? where id = any(array[?]::uuid[])`, [unitId, unitId, now, olds]);
     await tx.execute(
-      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = null, ts_updated_at = ?
+      `update tag t set str_status = 'APPLIED', animal_id = x.animal_id, tags_reservation_id = null, last_control_unit_id = null, holder_organization_id = null, holder_federative_unit = null, ts_updated_at = ?
          from tags_replacement_tag x where x.tags_replacement_id = ? and x.new_tag_id = t.id`,
       [now, replacement.id],
     );

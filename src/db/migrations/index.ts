@@ -31,6 +31,8 @@ import { Migration0037TagHolderView } from './Migration0037TagHolderView.js';
 import { Migration0038EventsOut } from './Migration0038EventsOut.js';
 import { Migration0044TraceReuse } from './Migration0044TraceReuse.js';
 import { Migration0045TraceAnswerGroups } from './Migration0045TraceAnswerGroups.js';
+import { Migration0046StatementForeignKeys } from './Migration0046StatementForeignKeys.js';
+import { Migration0047AnimalIndexes } from './Migration0047AnimalIndexes.js';
 import { Migration0052EventLogPartitions } from './Migration0052EventLogPartitions.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
@@ -68,5 +70,7 @@ export const migrationsList = [
   { name: 'Migration0038EventsOut', class: Migration0038EventsOut },
   { name: 'Migration0044TraceReuse', class: Migration0044TraceReuse },
   { name: 'Migration0045TraceAnswerGroups', class: Migration0045TraceAnswerGroups },
+  { name: 'Migration0046StatementForeignKeys', class: Migration0046StatementForeignKeys },
+  { name: 'Migration0047AnimalIndexes', class: Migration0047AnimalIndexes },
   { name: 'Migration0052EventLogPartitions', class: Migration0052EventLogPartitions },
 ];
