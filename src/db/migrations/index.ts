@@ -29,6 +29,7 @@ import { Migration0033StayUnitOfEstablishment } from './Migration0033StayUnitOfE
 import { Migration0036ScopeHolders } from './Migration0036ScopeHolders.js';
 import { Migration0037TagHolderView } from './Migration0037TagHolderView.js';
 import { Migration0038EventsOut } from './Migration0038EventsOut.js';
+import { Migration0048ActorChanges } from './Migration0048ActorChanges.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -63,4 +64,5 @@ export const migrationsList = [
   { name: 'Migration0036ScopeHolders', class: Migration0036ScopeHolders },
   { name: 'Migration0037TagHolderView', class: Migration0037TagHolderView },
   { name: 'Migration0038EventsOut', class: Migration0038EventsOut },
+  { name: 'Migration0048ActorChanges', class: Migration0048ActorChanges },
 ];
