@@ -39,7 +39,8 @@ const ownEstablishments = (actor: Actor, e: string): Scope | null =>
  * The same set read from a row's holder columns (Migration0036ScopeHolders) on alias `h`:
  * equalities the row's indexes answer, no set of units built.
  */
-const ownHeld = (actor: Actor, h: string): Scope | null => ownPart(actor, `${h}.holder_organization_id`, `${h}.holder_federative_unit = (${CALLER_UF})`);
+const ownHeld = (actor: Actor, h: string, prefix = ''): Scope | null =>
+  ownPart(actor, `${h}.${prefix}holder_organization_id`, `${h}.${prefix}holder_federative_unit = (${CALLER_UF})`);
 
 /**
  * The units whose `data` the caller reads through another organization (DOMAIN.md, "Access between
@@ -113,11 +114,12 @@ export const controlUnitPolicy = {
    * caller reads: a unit of its organization or federative unit, the one unit an accepted invite
    * names (not its siblings), or a unit an active sharing opens for that data.
    * `on.establishment`: the same row's column naming that unit's establishment, when it has one;
-   * `on.holder`: the alias of the row when it carries its unit's holder columns.
+   * `on.holder`: the alias of the row when it carries its unit's holder columns (named with
+   * `on.prefix` when the row has two units, Migration0049EgressHolders).
    */
-  unitIn(actor: Actor, column: string, data: SharedData, on: { establishment?: string; holder?: string } = {}): Scope {
+  unitIn(actor: Actor, column: string, data: SharedData, on: { establishment?: string; holder?: string; prefix?: string } = {}): Scope {
     if (actor.isAdmin) return ALL;
-    const own = on.holder ? ownHeld(actor, on.holder) : ownEstablishments(actor, 'oe');
+    const own = on.holder ? ownHeld(actor, on.holder, on.prefix) : ownEstablishments(actor, 'oe');
     const invited = grantedUnitIds(actor, data);
     // Each set a hashed subquery the planner keeps as a filter: a page walks the order's index and
     // stops after a page of matches, instead of fetching every row of the caller's units to sort them.
@@ -152,11 +154,14 @@ export const controlUnitPolicy = {
     };
   },
 
-  /** Either unit's `data` read (a movement is its origin's and its destination's). */
-  eitherUnitIn(actor: Actor, a: string, b: string, data: SharedData): Scope {
-    const first = controlUnitPolicy.unitIn(actor, a, data);
+  /**
+   * Either unit's `data` read (a movement is its origin's and its destination's). `holder`: the
+   * alias of a row that carries each side's holder (`from_` and `to_` columns, Migration0049EgressHolders).
+   */
+  eitherUnitIn(actor: Actor, a: string, b: string, data: SharedData, holder?: string): Scope {
+    const first = controlUnitPolicy.unitIn(actor, a, data, holder ? { holder, prefix: 'from_' } : {});
     if (first.sql === 'true') return first;
-    const second = controlUnitPolicy.unitIn(actor, b, data);
+    const second = controlUnitPolicy.unitIn(actor, b, data, holder ? { holder, prefix: 'to_' } : {});
     return { sql: `(${first.sql} or ${second.sql})`, params: [...first.params, ...second.params] };
   },
 };

@@ -30,6 +30,7 @@ import { Migration0036ScopeHolders } from './Migration0036ScopeHolders.js';
 import { Migration0037TagHolderView } from './Migration0037TagHolderView.js';
 import { Migration0038EventsOut } from './Migration0038EventsOut.js';
 import { Migration0048ActorChanges } from './Migration0048ActorChanges.js';
+import { Migration0049EgressHolders } from './Migration0049EgressHolders.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -65,4 +66,5 @@ export const migrationsList = [
   { name: 'Migration0037TagHolderView', class: Migration0037TagHolderView },
   { name: 'Migration0038EventsOut', class: Migration0038EventsOut },
   { name: 'Migration0048ActorChanges', class: Migration0048ActorChanges },
+  { name: 'Migration0049EgressHolders', class: Migration0049EgressHolders },
 ];
