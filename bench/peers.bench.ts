@@ -53,6 +53,7 @@
  * (>= 0.5; the point read >= 0.35).
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peers (BENCH_DATABASE names the scratch database)
  * (BENCH_REPLICA_URL=postgres://…:5433/postgres adds `replica`: the administrator at a service with its reads on that streaming replica.)
+ * (BENCH_UNCACHED=1 adds `uncached`: the administrator at a second service with ACTOR_CACHE=false, the session statement on every request.)
  * (BENCH_ROUNDS, BENCH_DURATION, BENCH_CONNECTIONS to change the measurement.)
  */
 import 'reflect-metadata';
@@ -663,7 +664,7 @@ function benches(animalId: string): Bench[] {
 // Check, count, measure.
 
 /** The service by caller (`replica`: the administrator at a service reading from a replica), and the peers. */
-type TargetName = CallerName | 'replica' | 'PostGraphile' | 'raw';
+type TargetName = CallerName | 'replica' | 'uncached' | 'PostGraphile' | 'raw';
 
 interface Target {
   name: TargetName;
@@ -835,6 +836,8 @@ const TARGETS: [TargetName, TargetName, (request: number) => number][] = [
   ['authority', 'admin', () => 0.9],
   ['admin', 'PostGraphile', () => 1.0],
   ['admin', 'raw', (request) => (request === 1 ? 0.35 : 0.5)],
+  // Not a target of the issue: what the actor cache gains (BENCH_UNCACHED=1).
+  ['admin', 'uncached', () => 1.0],
 ];
 
 function report(targets: Target[], list: Bench[], statements: Map<string, Statements>, figures: Map<string, Figures>): void {
@@ -887,6 +890,8 @@ async function run(service: Service, databaseUrl: string): Promise<void> {
   console.log(`  PostGraphile ready (schema built from the database) in ${(performance.now() - startedAt).toFixed(0)} ms`);
   const raw = await startRaw(databaseUrl, tokens, rawCounter);
   const onReplica = await replicaService(databaseUrl);
+  const uncached = process.env.BENCH_UNCACHED === '1' ? await createService(loadConfig({ ...BENCH_ENV, DATA_DIR: ':memory:', DATABASE_URL: databaseUrl, ACTOR_CACHE: 'false' })) : null;
+  const uncachedUrl = uncached ? await serve(uncached) : null;
   try {
     const service = (name: CallerName): Target => ({ name, forms: 'service', url: serviceUrl, token: token[name], sameAsAdmin: false, counter: null });
     const targets: Target[] = [
@@ -894,6 +899,7 @@ async function run(service: Service, databaseUrl: string): Promise<void> {
       service('authority'),
       service('admin'),
       ...(onReplica ? [{ name: 'replica' as const, forms: 'service' as const, url: onReplica.url, token: token.admin, sameAsAdmin: true, counter: null }] : []),
+      ...(uncachedUrl ? [{ name: 'uncached' as const, forms: 'service' as const, url: uncachedUrl, token: token.admin, sameAsAdmin: true, counter: null }] : []),
       { name: 'PostGraphile', forms: 'PostGraphile', url: postgraphileServer.url, token: token.admin, sameAsAdmin: true, counter: pglCounter },
       { name: 'raw', forms: 'raw', url: raw.url, token: token.admin, sameAsAdmin: true, counter: rawCounter },
     ];
@@ -907,6 +913,7 @@ async function run(service: Service, databaseUrl: string): Promise<void> {
     await postgraphileServer.close();
     await raw.close();
     await onReplica?.service.close();
+    await uncached?.close();
   }
 }
 
