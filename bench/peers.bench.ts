@@ -46,7 +46,8 @@
  * the service's X-SQL-Statements header; for the peers a wrapper around their pg pool's query
  * (pg_stat_statements is not loaded on a stock server). Then autocannon (in a worker thread, off the
  * servers' event loop), interleaved: after a warm-up, ROUNDS rounds of each request against owner,
- * authority, admin, PostGraphile, raw in turn, DURATION seconds each with CONNECTIONS connections.
+ * authority, admin, PostGraphile, raw in turn (each round starting one target later), DURATION
+ * seconds each with CONNECTIONS connections.
  * Prints req/s (over all rounds), p50 and p99 (median of the rounds' figures), the machine's load
  * average beside each figure (the mean of its rounds' 1-minute figures), and the ratios issue 23
  * sets targets for: owner/admin and authority/admin (>= 0.9), admin/PostGraphile (>= 1.0), admin/raw
@@ -804,13 +805,15 @@ function machineLoad(when: string): void {
 
 async function measure(targets: Target[], list: Bench[]): Promise<Map<string, Figures>> {
   machineLoad('before measuring');
-  console.log(`\n  warm-up: ${WARM_UP} s per request and target; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn, ${DURATION} s each, ${CONNECTIONS} connections`);
+  console.log(`\n  warm-up: ${WARM_UP} s per request and target; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn (each round starting one later), ${DURATION} s each, ${CONNECTIONS} connections`);
   for (const bench of list) for (const target of targets) await load(target, bench.forms[target.forms], WARM_UP);
   const figures = new Map<string, Figures>();
   for (let round = 1; round <= ROUNDS; round++) {
     const started = performance.now();
+    // Each round starts at the next target: none always runs first after another request's peers.
+    const order = targets.map((_, k) => targets[(k + round - 1) % targets.length]!);
     for (const [i, bench] of list.entries()) {
-      for (const target of targets) {
+      for (const target of order) {
         const r = await load(target, bench.forms[target.forms], DURATION);
         const f = figures.get(`${i}/${target.name}`) ?? { requests: 0, seconds: 0, rps: [], p50: [], p99: [], load: [], non2xx: 0, errors: 0 };
         f.requests += r.requests.total;
