@@ -19,6 +19,7 @@ export interface ActorRow {
   bl_admin: boolean;
   str_type: string;
   county_id: string | null;
+  str_county_federative_unit?: string | null;
   str_role: string | null;
   ts_revoked_at: Date | null;
   bl_terms_pending?: boolean;

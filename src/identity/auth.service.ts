@@ -63,9 +63,10 @@ export class AuthService {
     if (!row) {
       const mark = this.actors.mark();
       const rows = await db.rows<ActorRow & { str_type: Actor['userType']; str_role: Role | null }>({
-        sql: `select u.bl_admin, u.str_type, u.county_id, m.str_role, s.ts_revoked_at${this.termsRequired ? `, ${TERMS_PENDING_SQL} as bl_terms_pending` : ''}
+        sql: `select u.bl_admin, u.str_type, u.county_id, uc.str_federative_unit as str_county_federative_unit, m.str_role, s.ts_revoked_at${this.termsRequired ? `, ${TERMS_PENDING_SQL} as bl_terms_pending` : ''}
                 from auth_session s
                 join "user" u on u.id = s.user_id
+                left join county uc on uc.id = u.county_id
                 left join membership m on m.user_id = u.id and m.organization_id = ?::uuid
                where s.id = ? and u.id = ?`,
         params: [claims.org ?? null, claims.sid, claims.sub],
@@ -80,6 +81,7 @@ export class AuthService {
       isAdmin: row.bl_admin,
       userType: row.str_type as Actor['userType'],
       countyId: row.county_id,
+      federativeUnit: row.str_county_federative_unit ?? null,
       organizationId,
       role: organizationId ? (row.str_role as Role) : null,
       sessionId: claims.sid,

@@ -38,5 +38,8 @@ export class Migration0048ActorChanges extends Migration {
     this.addSql(`create trigger actor_changed_truncate after truncate on auth_session for each statement execute function actor_changed_all()`);
     this.addSql(`create trigger actor_changed_truncate after truncate on membership for each statement execute function actor_changed_all()`);
     this.addSql(`create trigger actor_changed_truncate after truncate on "user" for each statement execute function actor_changed_all()`);
+    // The actor carries its county's federative unit: a county moved to another one (rare) forgets everyone.
+    this.addSql(`create trigger actor_changed_county after update of str_federative_unit on county for each row
+      when (old.str_federative_unit is distinct from new.str_federative_unit) execute function actor_changed_all()`);
   }
 }
