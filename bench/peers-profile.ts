@@ -1,5 +1,5 @@
 /**
- * The service alone under one of bench:peers' four requests, on the database a
+ * The service alone under one of bench:peers' four requests, asked by its owner (of the big organization), on the database a
  * `BENCH_KEEP_DATABASE=1 npm run bench:peers` kept (no data generated): for a CPU profile
  * (`node --cpu-prof dist/bench/peers-profile.js a`) or a quick req/s figure while changing things.
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_peers npm run bench:peers-profile -- a|b|c|d [seconds]
@@ -23,7 +23,8 @@ async function main(): Promise<void> {
   try {
     const em = service.orm.em.fork();
     const [owner] = await em.execute<{ email: string; organization_id: string }[]>(
-      `select u.str_email as email, m.organization_id from "user" u join membership m on m.user_id = u.id where u.str_name = 'Bench Owner' and m.str_role = 'OWNER' limit 1`,
+      `select u.str_email as email, m.organization_id from "user" u join membership m on m.user_id = u.id where u.str_name = 'Bench Owner' and m.str_role = 'OWNER'
+        order by (select count(*) from establishment e where e.organization_id = m.organization_id) desc limit 1`,
     );
     const [animal] = await em.execute<{ id: string }[]>(
       `select a.id from animal a join control_unit cu on cu.id = a.last_control_unit_id join establishment e on e.id = cu.establishment_id

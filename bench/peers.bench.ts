@@ -1,63 +1,60 @@
 /**
- * This service against two peers on the same PostgreSQL database, the same data and the same
- * caller, in one run (issue 8, item 6): PostGraphile 5 (amber preset, its own HTTP server) and a
- * raw node:http + pg handler (one hand-written parameterised SQL statement per request, named, so
- * prepared once per connection like the service's and PostGraphile's, JSON built by PostgreSQL).
+ * This service against two peers, and tenancy's cost, on the same PostgreSQL database, the same data
+ * and the same requests, in one run (issue 8, item 6; issue 23): the service asked by three callers
+ * (the owner of a big organization, a state's authority, the administrator), PostGraphile 5 (amber
+ * preset, its own HTTP server) and a raw node:http + pg handler (one hand-written parameterised SQL
+ * statement per request, named, so prepared once per connection like the service's and
+ * PostGraphile's, JSON built by PostgreSQL). The peers apply no tenancy (they answer what the
+ * administrator sees): the administrator's ratio to them is the service's own cost, and the owner's
+ * and the authority's ratio to the administrator is tenancy's.
  * PostgreSQL only (DATABASE_URL): a scratch database `bench_peers` on it, created and dropped
  * afterwards, with the data generated set-based (INSERT ... SELECT from generate_series):
- * 10 organizations of 200 establishments with 2 control units each (2,000 and 4,000), 300 counties,
- * 10 members per organization responsible for some units and establishments, and ~100,000 animals
- * on APPLIED tags, the signed-in owner's organization holding ~20,000 of them; creation times
- * interleave over the units, so that a page of the newest 50 spans many units and establishments.
+ *   - the owner's organization: 2,000 establishments, 4,000 control units, 100,000 animals (25 a unit)
+ *     (a large ranching company, issue 23);
+ *   - 9 other organizations: 24,000 establishments, 48,000 control units, one animal each;
+ *   - counties in two federative units: ZA holds the owner's establishments and 23,000 others
+ *     (50,000 control units: the authority's state), ZB 1,000;
+ *   - 10 members per organization, responsible for some units and establishments.
+ * Creation times interleave over the units, so that a page of the newest 50 spans many units and
+ * establishments (and, for the administrator, organizations).
  *
- * The caller is the owner of one organization, with the same access token at the three servers:
- * the service checks it as always (signature, then the session in the statement that loads the
- * actor) and applies its policies; the peers verify the same token (the service's own Tokens
- * class: signature, issuer, audience, expiry) and take the organization (`org`) and user (`sub`)
- * from it. Tenancy is the service's read policy for an owner: what the active organization's
- * establishments hold, plus what an accepted, unrevoked, unexpired invite to the user opens (none
- * here, but every server pays for looking).
- *
- * - PostGraphile: row-level security, as PostGraphile users apply tenancy (its `condition`s can
- *   narrow a query, but a client can leave them out, so they are no tenancy): a NOLOGIN role
- *   `bench_peers_reader` with SELECT on what the queries read (the user table without its secret
- *   columns), pgSettings per request `role` + `bench.organization_id` + `bench.user_id` (from
- *   the token), and SELECT policies on the tenant tables (establishment, control_unit, tag, animal,
- *   "user"). The visible units come from one SECURITY DEFINER function, the usual PostGraphile
- *   idiom that keeps policies from recursing into each other's tables and is evaluated once per
- *   query. Counties, organizations and memberships are read as the service reads them (reference
- *   data; a visible user's organizations). Smart tags let `condition` filter animals by
- *   str_species and str_gender (amber exposes conditions on indexed columns only) and hide the
- *   user's password hash.
- * - raw: the same scope hand-written into each statement's WHERE, in the forms the planner serves
- *   best (see RAW_IN_UNITS and RAW_ANY_UNIT).
+ * Callers (one access token each, checked by the service as always: signature, then the session,
+ * from the actor cache after the first request):
+ *   - owner: the OWNER of the big organization, with it active;
+ *   - authority: an AUTHORITY living in a county of ZA, without an organization;
+ *   - admin: an administrator (no scope); the peers verify its token (the service's own Tokens class:
+ *     signature, issuer, audience, expiry) and read without a scope.
  *
  * PostGraphile answers all four at POST /graphql; raw at GET /q/animals, GET /q/animals/:id,
- * GET /api/establishments and POST /api/animals/search. The three servers run in this process,
- * each with a pool of 10 connections (the service's default), and autocannon in a worker thread;
- * PostgreSQL shares the machine with them.
+ * GET /api/establishments and POST /api/animals/search. The servers run in this process, each with
+ * a pool of 10 connections (the service's default), and autocannon in a worker thread; PostgreSQL
+ * shares the machine with them.
  *
  * The four requests, a page of 50 where a list, each in the three forms (the service's REST
  * answers are the peers' GraphQL or raw equivalents of the same data):
  *   a. GraphQL animals(page: {int_max_results: 50}) with current_tag → last_control_unit →
  *      establishment → county;
- *   b. GraphQL animal(id) with the same nesting;
+ *   b. GraphQL animal(id) with the same nesting (an animal of the owner's, which every caller sees);
  *   c. REST GET /api/establishments: Establishment Partial Data (control units with their
  *      responsible users and those users' organizations, county and responsible user fields);
  *   d. REST POST /api/animals/search {"str_species":"BOVINE","str_gender":"FEMALE"}: Animal
  *      Partial Data (tag code, unit code, establishment name) and the total.
  *
- * First each server answers each request once, to check: 200, the same rows (and ids, in the same
- * order) everywhere, else the run says MISMATCH and exits 1. Then SQL statements per request are
- * counted on one more request each: the service's X-SQL-Statements header; for the peers a wrapper
- * around their pg pool's query (pg_stat_statements is not loaded on a stock server), which counts
- * every statement sent, PostGraphile's transaction and settings statements (begin, set_config,
- * commit) included and shown apart. Then autocannon (in a worker thread, off the servers' event
- * loop), interleaved: after a warm-up, ROUNDS rounds of each request against service, PostGraphile,
- * raw in turn, DURATION seconds each with CONNECTIONS connections. Prints req/s (over all rounds),
- * p50 and p99 (median of the rounds' figures) and the service's ratios to the peers.
+ * First each server and caller answers each request once, to check: 200 and rows; the
+ * administrator, PostGraphile and raw the same rows (and ids, in the same order), else the run
+ * says MISMATCH and exits 1. Then SQL statements per request are counted on one more request each:
+ * the service's X-SQL-Statements header; for the peers a wrapper around their pg pool's query
+ * (pg_stat_statements is not loaded on a stock server). Then autocannon (in a worker thread, off the
+ * servers' event loop), interleaved: after a warm-up, ROUNDS rounds of each request against owner,
+ * authority, admin, PostGraphile, raw in turn (each round starting one target later), DURATION
+ * seconds each with CONNECTIONS connections.
+ * Prints req/s (over all rounds), p50 and p99 (median of the rounds' figures), the machine's load
+ * average beside each figure (the mean of its rounds' 1-minute figures), and the ratios issue 23
+ * sets targets for: owner/admin and authority/admin (>= 0.9), admin/PostGraphile (>= 1.0), admin/raw
+ * (>= 0.5; the point read >= 0.35).
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peers (BENCH_DATABASE names the scratch database)
- * (BENCH_REPLICA_URL=postgres://…:5433/postgres adds `replica`: the service with its reads on that streaming replica.)
+ * (BENCH_REPLICA_URL=postgres://…:5433/postgres adds `replica`: the administrator at a service with its reads on that streaming replica.)
+ * (BENCH_UNCACHED=1 adds `uncached`: the administrator at a second service with ACTOR_CACHE=false, the session statement on every request.)
  * (BENCH_ROUNDS, BENCH_DURATION, BENCH_CONNECTIONS to change the measurement.)
  */
 import 'reflect-metadata';
@@ -77,11 +74,14 @@ import { jsonPgSmartTags } from 'postgraphile/utils';
 import { loadConfig } from '../src/config.js';
 import { Tokens } from '../src/identity/tokens.js';
 import { createService, type Service } from '../src/server.js';
-import { BENCH_ENV, benchCounties, benchHerd, benchOwner, exitWhenDone, onPostgres, serve, signIn } from './support.js';
+import { BENCH_ENV, benchCounties, benchHerd, benchOwner, exitWhenDone, onPostgres, postJson, serve, signIn } from './support.js';
 
-const ORGANIZATIONS = 10;
-const ESTABLISHMENTS_PER_ORGANIZATION = 200;
+const BIG_ESTABLISHMENTS = 2_000;
+const OTHER_ORGANIZATIONS = 9;
+/** Every 13th establishment is the big organization's (2,000), every 26th from the 1st is in ZB (1,000), the rest in ZA. */
+const ESTABLISHMENTS = 13 * BIG_ESTABLISHMENTS;
 const UNITS_PER_ESTABLISHMENT = 2;
+const ANIMALS_PER_BIG_UNIT = 25;
 const MEMBERS_PER_ORGANIZATION = 10;
 const COUNTIES = 300;
 const PAGE = 50;
@@ -92,26 +92,31 @@ const WARM_UP = 1;
 /** Each peer's pool: as many connections as the service's (DB_POOL_MAX's default). */
 const POOL_MAX = 10;
 export const PASSWORD = 'bench-password-1';
-const ROLE = 'bench_peers_reader';
+/** What PostGraphile runs a request without a valid token as: a role that may read nothing (the cluster's; dropped by main). */
+const ROLE = 'bench_peers_nobody';
 // Codes 076 95x...: a block no other bench uses.
 const CODE_BASE = 76_950_000_000_000;
 
-export interface Owner {
-  email: string;
-  organizationId: string;
+type CallerName = 'owner' | 'authority' | 'admin';
+
+export interface Data {
+  /** The callers' e-mails and the organization each signs in with (none for the authority). */
+  callers: Record<CallerName, { email: string; organizationId: string | null }>;
   /** An animal of the owner's organization, for animal(id). */
   animalId: string;
 }
 
-/** Everything but the owner's organization, set-based; prints counts and the time it took. */
-export async function generate(service: Service): Promise<Owner> {
+/** Everything, set-based; prints counts and the time it took. */
+export async function generate(service: Service): Promise<Data> {
   const em = service.orm.em.fork();
-  const { org, user } = await benchOwner(service, PASSWORD);
+  const big = await benchOwner(service, PASSWORD);
+  const authority = await benchOwner(service, PASSWORD);
+  const admin = await benchOwner(service, PASSWORD);
   const started = performance.now();
 
-  const others = Array.from({ length: ORGANIZATIONS - 1 }, (_, i) => ({ id: randomUUID(), name: `Bench Org ${i + 2}`, document: generateCnpj() }));
+  const others = Array.from({ length: OTHER_ORGANIZATIONS }, (_, i) => ({ id: randomUUID(), name: `Bench Org ${i + 2}`, document: generateCnpj() }));
   await em.execute(`insert into organization (id, str_name, str_document) select o.id, o.name, o.document from jsonb_to_recordset(?::jsonb) as o (id uuid, name text, document text)`, [JSON.stringify(others)]);
-  const organizations = [org.id, ...others.map((o) => o.id)];
+  const organizations = [big.org.id, ...others.map((o) => o.id)];
 
   // Members of every organization (OPERATORs): the responsible users of some units and establishments.
   const members = organizations.flatMap((organization, k) =>
@@ -127,24 +132,29 @@ export async function generate(service: Service): Promise<Owner> {
     [JSON.stringify(members)],
   );
 
-  const counties = await benchCounties(service, COUNTIES, ['ZA', 'ZB', 'ZC', 'ZD', 'ZE']);
+  // Two of three counties in ZA, one in ZB.
+  const counties = await benchCounties(service, COUNTIES, ['ZA', 'ZA', 'ZB']);
+  const za = counties.filter((_, i) => i % 3 !== 2);
+  const zb = counties.filter((_, i) => i % 3 === 2);
 
-  // Organizations take turns (g % 10), one hour apart: each list of the newest mixes them all.
-  const establishments = ORGANIZATIONS * ESTABLISHMENTS_PER_ORGANIZATION;
+  // One hour apart, the organizations taking turns: each list of the newest mixes them all.
   await em.execute(
     `insert into establishment (id, organization_id, county_id, str_name, str_type, str_status, num_longitude, num_latitude, dec_area, dec_exploration_area,
         str_address, str_code, str_document, str_email, str_neighborhood, str_zip_code, ts_created_at, ts_updated_at)
-     select gen_random_uuid(), (?::jsonb ->> (g % ${ORGANIZATIONS}))::uuid, (?::jsonb ->> (abs(hashtext('county' || g)) % ${COUNTIES}))::uuid, 'Fazenda ' || g, 'FARM', 'ACTIVE',
+     select gen_random_uuid(),
+        case when g % 13 = 0 then ?::uuid else (?::jsonb ->> (g % ${OTHER_ORGANIZATIONS}))::uuid end,
+        case when g % 26 = 1 then (?::jsonb ->> (abs(hashtext('county' || g)) % ${zb.length}))::uuid else (?::jsonb ->> (abs(hashtext('county' || g)) % ${za.length}))::uuid end,
+        'Fazenda ' || g, 'FARM', 'ACTIVE',
         -50 + (g % 1000) / 100.0, -15 + (g % 700) / 100.0, 100 + g % 900, 50 + g % 50,
         'Estrada ' || g, 'EST-' || g, ?, 'fazenda' || g || '@example.com', 'Zona rural', '70000000', now() - g * interval '1 hour', now() - g * interval '1 hour'
-     from generate_series(1, ${establishments}) as g`,
-    [JSON.stringify(organizations), JSON.stringify(counties), generateCnpj()],
+     from generate_series(1, ${ESTABLISHMENTS}) as g`,
+    [big.org.id, JSON.stringify(others.map((o) => o.id)), JSON.stringify(zb), JSON.stringify(za), generateCnpj()],
   );
   await em.execute(
     `insert into control_unit (id, establishment_id, str_code, str_name, str_type, str_predominant_phase, str_predominant_system, ts_created_at, ts_updated_at)
      select gen_random_uuid(), e.id, 'PEERS-' || e.str_code || '-' || u, case u when 1 then 'Retiro' else 'Invernada ' || u end, 'PRODUCTION', 'FULL_CYCLE', 'EXTENSIVE',
         e.ts_created_at + u * interval '1 minute', e.ts_created_at + u * interval '1 minute'
-     from establishment e cross join generate_series(1, ${UNITS_PER_ESTABLISHMENT}) as u`,
+     from establishment e cross join generate_series(1, ${UNITS_PER_ESTABLISHMENT}) as u where e.str_code like 'EST-%'`,
   );
   // A member of the organization answers for a third of the establishments and half of the units.
   const membersK = `(select user_id, organization_id, row_number() over (partition by organization_id order by user_id) - 1 as k from membership where str_role = 'OPERATOR')`;
@@ -156,16 +166,20 @@ export async function generate(service: Service): Promise<Owner> {
     `update control_unit cu set responsible_user_id = m.user_id from establishment e, ${membersK} m
       where e.id = cu.establishment_id and m.organization_id = e.organization_id and m.k = abs(hashtext(cu.str_code)) % ${MEMBERS_PER_ORGANIZATION} and abs(hashtext(cu.str_code)) % 2 = 0`,
   );
-  // Herds of 30..70 head at the owner's units (~20,000) and of 12..32 elsewhere (~80,000), one every 5 minutes, interleaved over the units.
+  // 25 head at each of the owner's units (100,000), one at every other unit, interleaved over the units.
   const animals = await benchHerd(service, {
-    units: `select cu.id, case when e.organization_id = ? then 30 + abs(hashtext(cu.str_code)) % 41 else 12 + abs(hashtext(cu.str_code)) % 21 end as quantity, cu.str_code as ord
+    units: `select cu.id, case when e.organization_id = ? then ${ANIMALS_PER_BIG_UNIT} else 1 end as quantity, cu.str_code as ord
               from control_unit cu join establishment e on e.id = cu.establishment_id`,
-    params: [org.id],
+    params: [big.org.id],
     codeBase: CODE_BASE,
     boxPrefix: 'PEERS-BOX-',
     order: 'interleaved',
-    spacing: '5 minutes',
+    spacing: '1 minute',
   });
+  // The authority reads its county's federative unit, without an organization; the administrator everything.
+  await em.execute(`update "user" set str_type = 'AUTHORITY', county_id = ? where id = ?`, [za[0], authority.user.id]);
+  await em.execute('delete from membership where user_id = ?', [authority.user.id]);
+  await em.execute('update "user" set bl_admin = true where id = ?', [admin.user.id]);
   const generateMs = performance.now() - started;
   const analyzeAt = performance.now();
   // Vacuumed as well as analyzed, as autovacuum keeps a live database (machines here may run with it
@@ -173,100 +187,70 @@ export async function generate(service: Service): Promise<Owner> {
   for (const table of ['organization', '"user"', 'membership', 'county', 'establishment', 'control_unit', 'tags_box', 'tag', 'animal']) await em.execute(`vacuum analyze ${table}`);
   const analyzeMs = performance.now() - analyzeAt;
 
-  const [counts] = await em.execute<{ establishments: number; units: number; animals: number; units_in_page: number; establishments_in_page: number; all_animals: number }[]>(
-    `with page as (select a.last_control_unit_id from animal a join control_unit cu on cu.id = a.last_control_unit_id join establishment e on e.id = cu.establishment_id
-                    where e.organization_id = ? order by a.ts_created_at desc, a.id desc limit ${PAGE})
+  const [counts] = await em.execute<{ establishments: number; units: number; animals: number; za_establishments: number; za_units: number; all_establishments: number; all_units: number; all_animals: number; units_in_page: number }[]>(
+    `with page as (select a.last_control_unit_id from animal a where a.holder_organization_id = ? order by a.ts_created_at desc, a.id desc limit ${PAGE})
      select (select count(*)::int from establishment where organization_id = ?) as establishments,
             (select count(*)::int from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = ?) as units,
-            (select count(*)::int from animal a join control_unit cu on cu.id = a.last_control_unit_id join establishment e on e.id = cu.establishment_id where e.organization_id = ?) as animals,
-            (select count(distinct p.last_control_unit_id)::int from page p) as units_in_page,
-            (select count(distinct cu.establishment_id)::int from page p join control_unit cu on cu.id = p.last_control_unit_id) as establishments_in_page,
-            (select count(*)::int from animal) as all_animals`,
-    [org.id, org.id, org.id, org.id],
+            (select count(*)::int from animal a where a.holder_organization_id = ?) as animals,
+            (select count(*)::int from establishment e join county c on c.id = e.county_id where c.str_federative_unit = 'ZA') as za_establishments,
+            (select count(*)::int from control_unit cu join establishment e on e.id = cu.establishment_id join county c on c.id = e.county_id where c.str_federative_unit = 'ZA') as za_units,
+            (select count(*)::int from establishment) as all_establishments,
+            (select count(*)::int from control_unit) as all_units,
+            (select count(*)::int from animal) as all_animals,
+            (select count(distinct p.last_control_unit_id)::int from page p) as units_in_page`,
+    [big.org.id, big.org.id, big.org.id, big.org.id],
   );
+  const c = counts!;
   console.log(
-    `  data: ${ORGANIZATIONS} organizations, ${establishments} establishments, ${establishments * UNITS_PER_ESTABLISHMENT} control units, ${COUNTIES} counties, ` +
-      `${members.length} responsible members, ${animals} animals on applied tags, generated in ${(generateMs / 1000).toFixed(1)} s (vacuum analyze afterwards ${analyzeMs.toFixed(0)} ms)`,
+    `  data: ${organizations.length} organizations, ${c.all_establishments} establishments, ${c.all_units} control units, ${COUNTIES} counties, ${members.length} responsible members, ` +
+      `${c.all_animals} animals on applied tags (${animals} made), generated in ${(generateMs / 1000).toFixed(1)} s (vacuum analyze afterwards ${analyzeMs.toFixed(0)} ms)`,
   );
-  console.log(
-    `  the owner's organization: ${counts!.establishments} establishments, ${counts!.units} control units, ${counts!.animals} animals (of ${counts!.all_animals}); ` +
-      `its newest ${PAGE} animals are at ${counts!.units_in_page} units of ${counts!.establishments_in_page} establishments`,
-  );
-  const [animal] = await em.execute<{ id: string }[]>(
-    `select a.id from animal a join control_unit cu on cu.id = a.last_control_unit_id join establishment e on e.id = cu.establishment_id
-      where e.organization_id = ? order by a.ts_created_at desc, a.id desc limit 1 offset 1000`,
-    [org.id],
-  );
-  return { email: user.str_email, organizationId: org.id, animalId: animal!.id };
+  console.log(`  the owner's organization: ${c.establishments} establishments, ${c.units} control units, ${c.animals} animals; its newest ${PAGE} animals are at ${c.units_in_page} units`);
+  console.log(`  the authority's federative unit ZA: ${c.za_establishments} establishments, ${c.za_units} control units`);
+  const [animal] = await em.execute<{ id: string }[]>(`select a.id from animal a where a.holder_organization_id = ? order by a.ts_created_at desc, a.id desc limit 1 offset 1000`, [big.org.id]);
+  return {
+    callers: {
+      owner: { email: big.user.str_email, organizationId: big.org.id },
+      authority: { email: authority.user.str_email, organizationId: null },
+      admin: { email: admin.user.str_email, organizationId: admin.org.id },
+    },
+    animalId: animal!.id,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tenancy for PostGraphile: a reader role, what it may select, and row-level security.
+// What PostGraphile needs beyond the tables.
 
-const ACTIVE_INVITE = 'iv.user_id = bench_peers.user_id() and iv.bl_accepted and iv.ts_revoked_at is null and (iv.ts_expires_at is null or iv.ts_expires_at > now())';
-
-/** Run as the superuser on the scratch database; the role is the cluster's (dropped by main after the database). */
-const TENANCY_SQL = `
+/**
+ * An applied tag is where its animal is (Migration0032): PostGraphile reads its place through this
+ * computed column (Tag.place), the service through the view tag_with_place.
+ */
+const PEERS_SQL = `
   do $$ begin
     if not exists (select 1 from pg_roles where rolname = '${ROLE}') then create role ${ROLE} nologin; end if;
   end $$;
-  grant usage on schema public to ${ROLE};
-  grant select on county, organization, membership, establishment, control_unit, tag, animal to ${ROLE};
-  grant select (id, str_name, str_email, str_document, str_type, bl_admin, bl_verified, str_phone, county_id, organization_id,
-                ts_terms_accepted_at, ts_created_at, ts_updated_at) on "user" to ${ROLE};
-
-  create schema bench_peers;
-  grant usage on schema bench_peers to ${ROLE};
-  create function bench_peers.organization_id() returns uuid language sql stable as $f$ select nullif(current_setting('bench.organization_id', true), '')::uuid $f$;
-  create function bench_peers.user_id() returns uuid language sql stable as $f$ select nullif(current_setting('bench.user_id', true), '')::uuid $f$;
-  -- The units the caller sees: its organization's, and those an active invite opens to it. SECURITY DEFINER
-  -- reads past the policies below (they would otherwise recurse into each other), once per query.
-  create function bench_peers.visible_unit_ids() returns setof uuid language sql stable security definer set search_path = public as $f$
-    select cu.id from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = bench_peers.organization_id()
-    union
-    select iv.control_unit_id from invite iv where ${ACTIVE_INVITE}
-  $f$;
-  create function bench_peers.invited_establishment_ids() returns setof uuid language sql stable security definer set search_path = public as $f$
-    select icu.establishment_id from invite iv join control_unit icu on icu.id = iv.control_unit_id where ${ACTIVE_INVITE}
-  $f$;
-
-  alter table establishment enable row level security;
-  create policy bench_peers_tenant on establishment for select to ${ROLE}
-    using (organization_id = bench_peers.organization_id() or id in (select bench_peers.invited_establishment_ids()));
-  alter table control_unit enable row level security;
-  create policy bench_peers_tenant on control_unit for select to ${ROLE} using (id in (select bench_peers.visible_unit_ids()));
-  alter table tag enable row level security;
-  create policy bench_peers_tenant on tag for select to ${ROLE} using (coalesce(last_control_unit_id, (select a.last_control_unit_id from animal a where a.id = tag.animal_id)) in (select bench_peers.visible_unit_ids()));
-  alter table animal enable row level security;
-  create policy bench_peers_tenant on animal for select to ${ROLE} using (last_control_unit_id in (select bench_peers.visible_unit_ids()));
-  -- An applied tag is where its animal is (Migration0032): PostGraphile reads its place through this
-  -- computed column (Tag.place), the service through the view tag_with_place.
   create function public.tag_place(t public.tag) returns public.control_unit language sql stable as $f$
     select cu.* from control_unit cu where cu.id = coalesce(t.last_control_unit_id, (select a.last_control_unit_id from animal a where a.id = t.animal_id))
   $f$;
-  -- Users see themselves and the members of their active organization (the service's user policy).
-  alter table "user" enable row level security;
-  create policy bench_peers_tenant on "user" for select to ${ROLE}
-    using (id = bench_peers.user_id() or id in (select m.user_id from membership m where m.organization_id = bench_peers.organization_id()));
 `;
 
-async function setUpTenancy(databaseUrl: string): Promise<void> {
+async function setUpPeers(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(TENANCY_SQL);
+    await client.query(PEERS_SQL);
   } finally {
     await client.end();
   }
 }
 
-/** What a peer reads of the access token: the service's own check (signature, issuer, audience, expiry). */
-function claimsOf(tokens: Tokens, authorization: string | undefined): { organizationId: string; userId: string } | null {
+/** What a peer checks of the access token: the service's own check (signature, issuer, audience, expiry). */
+function verified(tokens: Tokens, authorization: string | undefined): boolean {
   try {
-    const claims = tokens.verifyAccess((authorization ?? '').replace(/^Bearer\s+/i, ''));
-    return claims.org ? { organizationId: claims.org, userId: claims.sub } : null;
+    tokens.verifyAccess((authorization ?? '').replace(/^Bearer\s+/i, ''));
+    return true;
   } catch {
-    return null;
+    return false;
   }
 }
 
@@ -334,11 +318,8 @@ async function startPostGraphile(databaseUrl: string, tokens: Tokens, counter: C
       makePgService({
         pool,
         schemas: ['public'],
-        // No valid token: the reader role with no organization, which sees nothing.
-        pgSettings: (requestContext) => {
-          const claims = claimsOf(tokens, requestContext.node?.req.headers.authorization);
-          return { role: ROLE, 'bench.organization_id': claims?.organizationId ?? '', 'bench.user_id': claims?.userId ?? '' };
-        },
+        // No tenancy (the administrator's view); a request without a valid token is refused by a role that may read nothing.
+        pgSettings: (requestContext) => (verified(tokens, requestContext.node?.req.headers.authorization) ? {} : { role: ROLE }),
       }),
     ],
     grafserv: { graphqlPath: '/graphql', watch: false },
@@ -361,17 +342,6 @@ async function startPostGraphile(databaseUrl: string, tokens: Tokens, counter: C
 
 // ---------------------------------------------------------------------------------------------
 // Raw node:http + pg: one hand-written statement per request, JSON built by PostgreSQL.
-
-/**
- * The scope, hand-written ($1 the organization, $2 the user): the units of the organization's
- * establishments, and those an active invite opens to the user. In two forms: as a filter (two
- * hashed subplans), so that a page walks animal_created newest first and stops after the page; and
- * as an array, so that a total reads the animals of those units through animal_unit_created.
- */
-const RAW_OWN_UNITS = 'select cu.id from control_unit cu join establishment e on e.id = cu.establishment_id where e.organization_id = $1';
-const RAW_INVITED_UNITS = 'select iv.control_unit_id from invite iv where iv.user_id = $2 and iv.bl_accepted and iv.ts_revoked_at is null and (iv.ts_expires_at is null or iv.ts_expires_at > now())';
-const RAW_IN_UNITS = (column: string) => `(${column} in (${RAW_OWN_UNITS}) or ${column} in (${RAW_INVITED_UNITS}))`;
-const RAW_ANY_UNIT = (column: string) => `${column} = any (array(${RAW_OWN_UNITS} union ${RAW_INVITED_UNITS}))`;
 
 const RAW_ANIMAL_TREE = `json_build_object('id', a.id, 'str_species', a.str_species, 'current_tag', json_build_object('id', t.id, 'str_code', t.str_code,
     'last_control_unit', case when cu.id is null then null else json_build_object('id', cu.id, 'str_name', cu.str_name,
@@ -399,7 +369,7 @@ const RAW_UNIT = `jsonb_build_object('id', cu.id, 'establishment_id', cu.establi
 const RAW_ESTABLISHMENT = `json_build_object('id', e.id, 'organization_id', e.organization_id, 'bl_move_with_tag_reading', e.bl_move_with_tag_reading, 'str_name', e.str_name,
       'str_type', e.str_type, 'str_status', e.str_status, 'ts_created_at', e.ts_created_at, 'ts_updated_at', e.ts_updated_at,
       'control_units', coalesce((select json_agg(${RAW_UNIT} order by cu.str_code, cu.id) from control_unit cu left join "user" u on u.id = cu.responsible_user_id
-                                  where cu.establishment_id = e.id and (e.organization_id = $1 or cu.id in (${RAW_INVITED_UNITS}))), '[]'::json),
+                                  where cu.establishment_id = e.id), '[]'::json),
       'county_id', e.county_id, 'responsible_user_id', e.responsible_user_id, 'dec_area', e.dec_area, 'dec_exploration_area', e.dec_exploration_area,
       'geo_location', ${RAW_GEO('e')}, 'lst_invite_movimentation_types', e.lst_invite_movimentation_types, 'str_address', e.str_address, 'str_car', e.str_car,
       'str_code', e.str_code, 'str_company_code', e.str_company_code, 'str_county_federative_unit', c.str_federative_unit, 'str_county_ibge_uf_code', left(c.str_ibge_code, 2),
@@ -414,32 +384,29 @@ const RAW_ANIMAL_PARTIAL = `json_build_object('current_tag_id', a.current_tag_id
       'str_socioenvironmental_status', a.str_socioenvironmental_status, 'str_species', a.str_species, 'str_status', a.str_status, 'ts_born_date', a.ts_born_date,
       'ts_identified_at', a.ts_identified_at, 'ts_created_at', a.ts_created_at, 'ts_updated_at', a.ts_updated_at)`;
 
-const RAW_SEARCH = (alias: string) => `($3::text is null or ${alias}.str_species = $3::text) and ($4::text is null or ${alias}.str_gender = $4::text)`;
+const RAW_SEARCH = (alias: string) => `($1::text is null or ${alias}.str_species = $1::text) and ($2::text is null or ${alias}.str_gender = $2::text)`;
 
+/** No scope: the administrator's view. */
 const RAW_SQL = {
-  /** $1 organization, $2 user, $3 page size. */
+  /** $1 page size. */
   animalsPage: `select json_build_object('data', coalesce(json_agg(${RAW_ANIMAL_TREE} order by a.ts_created_at desc, a.id desc), '[]'::json))::text as body
-      from (select a.* from animal a where ${RAW_IN_UNITS('a.last_control_unit_id')} order by a.ts_created_at desc, a.id desc limit $3::int) a
+      from (select a.* from animal a order by a.ts_created_at desc, a.id desc limit $1::int) a
       ${RAW_ANIMAL_TREE_JOINS}`,
-  /** $1 organization, $2 user, $3 the animal's id. */
-  animal: `select ${RAW_ANIMAL_TREE}::text as body from animal a ${RAW_ANIMAL_TREE_JOINS} where a.id = $3 and ${RAW_IN_UNITS('a.last_control_unit_id')}`,
-  /** $1 organization, $2 user, $3 page size. */
-  establishments: `with visible as not materialized (
-      select e.* from establishment e where e.organization_id = $1 or e.id in (
-        select icu.establishment_id from control_unit icu where icu.id in (${RAW_INVITED_UNITS})))
-    select json_build_object(
+  /** $1 the animal's id. */
+  animal: `select ${RAW_ANIMAL_TREE}::text as body from animal a ${RAW_ANIMAL_TREE_JOINS} where a.id = $1`,
+  /** $1 page size. */
+  establishments: `select json_build_object(
       'data', coalesce((select json_agg(${RAW_ESTABLISHMENT} order by e.ts_created_at desc, e.id desc)
-                          from (select * from visible order by ts_created_at desc, id desc limit $3::int) e
+                          from (select * from establishment order by ts_created_at desc, id desc limit $1::int) e
                           left join county c on c.id = e.county_id left join "user" ru on ru.id = e.responsible_user_id), '[]'::json),
-      'meta', (select ${RAW_META('n', '$3::int')} from (select count(*)::int as n from visible) total))::text as body`,
-  /** $1 organization, $2 user, $3 str_species or null, $4 str_gender or null, $5 page size. */
+      'meta', (select ${RAW_META('n', '$1::int')} from (select count(*)::int as n from establishment) total))::text as body`,
+  /** $1 str_species or null, $2 str_gender or null, $3 page size. */
   animalsSearch: `select json_build_object(
       'data', coalesce((select json_agg(${RAW_ANIMAL_PARTIAL} order by a.ts_created_at desc, a.id desc)
-                          from (select a.* from animal a where ${RAW_IN_UNITS('a.last_control_unit_id')} and ${RAW_SEARCH('a')}
-                                 order by a.ts_created_at desc, a.id desc limit $5::int) a
+                          from (select a.* from animal a where ${RAW_SEARCH('a')} order by a.ts_created_at desc, a.id desc limit $3::int) a
                           left join tag t on t.id = a.current_tag_id left join control_unit cu on cu.id = a.last_control_unit_id
                           left join establishment e on e.id = cu.establishment_id), '[]'::json),
-      'meta', (select ${RAW_META('n', '$5::int')} from (select count(*)::int as n from animal a where ${RAW_ANY_UNIT('a.last_control_unit_id')} and ${RAW_SEARCH('a')}) total))::text as body`,
+      'meta', (select ${RAW_META('n', '$3::int')} from (select count(*)::int as n from animal a where ${RAW_SEARCH('a')}) total))::text as body`,
 };
 
 const send = (res: ServerResponse, status: number, body: string) => {
@@ -456,20 +423,18 @@ async function readBody(req: IncomingMessage): Promise<string> {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function handleRaw(pool: pg.Pool, tokens: Tokens, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const claims = claimsOf(tokens, req.headers.authorization);
-  if (!claims) return send(res, 401, '{"error":"UNAUTHENTICATED"}');
+  if (!verified(tokens, req.headers.authorization)) return send(res, 401, '{"error":"UNAUTHENTICATED"}');
   const url = new URL(req.url ?? '/', 'http://raw');
-  const scope = [claims.organizationId, claims.userId];
   const size = Number(url.searchParams.get('int_max_results') ?? PAGE);
   let name: keyof typeof RAW_SQL;
   let params: unknown[];
   const animal = /^\/q\/animals\/([^/]+)$/.exec(url.pathname);
-  if (req.method === 'GET' && url.pathname === '/q/animals') [name, params] = ['animalsPage', [...scope, size]];
-  else if (req.method === 'GET' && animal && UUID.test(animal[1]!)) [name, params] = ['animal', [...scope, animal[1]]];
-  else if (req.method === 'GET' && url.pathname === '/api/establishments') [name, params] = ['establishments', [...scope, size]];
+  if (req.method === 'GET' && url.pathname === '/q/animals') [name, params] = ['animalsPage', [size]];
+  else if (req.method === 'GET' && animal && UUID.test(animal[1]!)) [name, params] = ['animal', [animal[1]]];
+  else if (req.method === 'GET' && url.pathname === '/api/establishments') [name, params] = ['establishments', [size]];
   else if (req.method === 'POST' && url.pathname === '/api/animals/search') {
     const filter = JSON.parse((await readBody(req)) || '{}') as { str_species?: string; str_gender?: string };
-    [name, params] = ['animalsSearch', [...scope, filter.str_species ?? null, filter.str_gender ?? null, size]];
+    [name, params] = ['animalsSearch', [filter.str_species ?? null, filter.str_gender ?? null, size]];
   } else return send(res, 404, '{"error":"NOT_FOUND"}');
   // A named statement, as the service's readers and PostGraphile use: parsed and planned once per connection.
   const { rows } = await pool.query<{ body: string | null }>({ name: `raw_${name}`, text: RAW_SQL[name], values: params });
@@ -700,20 +665,23 @@ export function benches(animalId: string): Bench[] {
 // ---------------------------------------------------------------------------------------------
 // Check, count, measure.
 
-/** `replica`: a second service on the same database whose readers use a streaming replica (BENCH_REPLICA_URL). */
-type TargetName = ServerName | 'replica';
+/** The service by caller (`replica`: the administrator at a service reading from a replica), and the peers. */
+type TargetName = CallerName | 'replica' | 'uncached' | 'PostGraphile' | 'raw';
 
 interface Target {
   name: TargetName;
   /** Whose forms of the requests it answers. */
   forms: ServerName;
   url: string;
+  token: string;
+  /** Its answers must equal the administrator's (the peers apply no tenancy). */
+  sameAsAdmin: boolean;
   /** Statements of the last request: the service's header, or the peer's counter. */
   counter: Counter | null;
 }
 
-async function call(target: Target, form: Form, token: string): Promise<{ status: number; json: Json; sql: string | null }> {
-  const send = () => fetch(target.url + form.path, { method: form.method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: form.body });
+async function call(target: Target, form: Form): Promise<{ status: number; json: Json; sql: string | null }> {
+  const send = () => fetch(target.url + form.path, { method: form.method, headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' }, body: form.body });
   // A kept-alive connection the server closed after its 5 s idle timeout (a slow PostGraphile start
   // on a busy machine) resets when reused: once more, on a new connection.
   const res = await send().catch(send);
@@ -729,26 +697,28 @@ async function call(target: Target, form: Form, token: string): Promise<{ status
 
 const describe = (s: Shape) => `${s.rows} row${s.rows === 1 ? '' : 's'}${s.total === null ? '' : ` of ${s.total}`}${s.detail ? ` (${s.detail})` : ''}`;
 
-/** Every server answers every request 200 with the same rows, total and ids; else MISMATCH and an error (exit 1). */
-async function check(targets: Target[], list: Bench[], token: string): Promise<void> {
+/** Every target answers every request 200 with rows; the administrator's peers the same rows, total and ids; else MISMATCH and an error (exit 1). */
+async function check(targets: Target[], list: Bench[]): Promise<void> {
   const problems: string[] = [];
-  console.log('\n  check (one request each): rows per server, then whether the ids match the service\'s');
+  console.log("\n  check (one request each): rows per caller and server, then whether the peers' ids match the administrator's");
   for (const bench of list) {
     const shapes = new Map<TargetName, Shape>();
     for (const target of targets) {
       const form = bench.forms[target.forms];
-      const res = await call(target, form, token);
+      const res = await call(target, form);
       if (res.status !== 200 || res.json?.errors) {
         problems.push(`${bench.title} — ${target.name}: ${res.status} ${JSON.stringify(res.json).slice(0, 400)}`);
         continue;
       }
       try {
-        shapes.set(target.name, form.shape(res.json));
+        const shape = form.shape(res.json);
+        shapes.set(target.name, shape);
+        if (shape.rows === 0) problems.push(`${bench.title} — ${target.name}: no rows: nothing to measure`);
       } catch (err) {
         problems.push(`${bench.title} — ${target.name}: ${(err as Error).message}: ${JSON.stringify(res.json).slice(0, 400)}`);
       }
     }
-    const mine = shapes.get('service');
+    const mine = shapes.get('admin');
     const line = targets.map((t) => {
       const s = shapes.get(t.name);
       return `${t.name} ${s ? describe(s) : 'FAILED'}`;
@@ -756,17 +726,16 @@ async function check(targets: Target[], list: Bench[], token: string): Promise<v
     let same = true;
     for (const t of targets) {
       const s = shapes.get(t.name);
-      if (!mine || !s || t.name === 'service') continue;
+      if (!mine || !s || !t.sameAsAdmin) continue;
       if (s.rows !== mine.rows || s.total !== mine.total || s.detail !== mine.detail) {
         same = false;
-        problems.push(`${bench.title} — ${t.name}: ${describe(s)} where the service has ${describe(mine)}`);
+        problems.push(`${bench.title} — ${t.name}: ${describe(s)} where the administrator has ${describe(mine)}`);
       } else if (JSON.stringify(s.ids) !== JSON.stringify(mine.ids)) {
         same = false;
         const at = s.ids.findIndex((id, i) => id !== mine.ids[i]);
-        problems.push(`${bench.title} — ${t.name}: same counts, other records: first difference at ${at}: ${s.ids[at]} where the service has ${mine.ids[at]}`);
+        problems.push(`${bench.title} — ${t.name}: same counts, other records: first difference at ${at}: ${s.ids[at]} where the administrator has ${mine.ids[at]}`);
       }
     }
-    if (mine && mine.rows === 0) problems.push(`${bench.title}: the service answers no rows: nothing to compare`);
     console.log(`    ${bench.title.slice(0, 2)} ${line.join(', ')}: ${same && shapes.size === targets.length ? 'same ids' : 'MISMATCH'}`);
   }
   if (problems.length) {
@@ -781,12 +750,12 @@ interface Statements {
 }
 
 /** One more request each, sequentially: the statements it ran. */
-async function countStatements(targets: Target[], list: Bench[], token: string): Promise<Map<string, Statements>> {
+async function countStatements(targets: Target[], list: Bench[]): Promise<Map<string, Statements>> {
   const counted = new Map<string, Statements>();
   for (const [i, bench] of list.entries()) {
     for (const target of targets) {
       const before = target.counter ? { ...target.counter } : null;
-      const res = await call(target, bench.forms[target.forms], token);
+      const res = await call(target, bench.forms[target.forms]);
       if (res.status !== 200) throw new Error(`${bench.title} — ${target.name}: ${res.status} while counting statements`);
       const all = target.counter && before ? target.counter.all - before.all : Number(res.sql);
       const envelope = target.counter && before ? target.counter.envelope - before.envelope : 0;
@@ -802,15 +771,17 @@ interface Figures {
   rps: number[];
   p50: number[];
   p99: number[];
+  /** The machine's 1-minute load average after each round's run. */
+  load: number[];
   non2xx: number;
   errors: number;
 }
 
-async function load(target: Target, form: Form, token: string, duration: number): Promise<autocannon.Result> {
+async function load(target: Target, form: Form, duration: number): Promise<autocannon.Result> {
   return autocannon({
     url: target.url + form.path,
     method: form.method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
     body: form.body,
     connections: CONNECTIONS,
     duration,
@@ -823,78 +794,98 @@ export const medianOf = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
 
 /** The machine's load, printed around the measurement: other processes on it skew every figure. */
 export function machineLoad(when: string): void {
   const [one, five] = loadavg();
   const cores = availableParallelism();
-  const busy = one! > cores ? ` (above the ${cores} cores: other processes compete with the servers and PostgreSQL; figures are low and noisy)` : '';
+  const busy = one! > cores ? ` (above the ${cores} cores: other processes compete with the servers and PostgreSQL; figures are low and noisy, compare ratios)` : '';
   console.log(`  machine ${when}: ${cores} cores, load average ${one!.toFixed(1)} (1 min), ${five!.toFixed(1)} (5 min)${busy}`);
 }
 
-async function measure(targets: Target[], list: Bench[], token: string): Promise<Map<string, Figures>> {
+async function measure(targets: Target[], list: Bench[]): Promise<Map<string, Figures>> {
   machineLoad('before measuring');
-  console.log(`\n  warm-up: ${WARM_UP} s per request and server; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn, ${DURATION} s each, ${CONNECTIONS} connections`);
-  for (const bench of list) for (const target of targets) await load(target, bench.forms[target.forms], token, WARM_UP);
+  console.log(`\n  warm-up: ${WARM_UP} s per request and target; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn (each round starting one later), ${DURATION} s each, ${CONNECTIONS} connections`);
+  for (const bench of list) for (const target of targets) await load(target, bench.forms[target.forms], WARM_UP);
   const figures = new Map<string, Figures>();
   for (let round = 1; round <= ROUNDS; round++) {
     const started = performance.now();
+    // Each round starts at the next target: none always runs first after another request's peers.
+    const order = targets.map((_, k) => targets[(k + round - 1) % targets.length]!);
     for (const [i, bench] of list.entries()) {
-      for (const target of targets) {
-        const r = await load(target, bench.forms[target.forms], token, DURATION);
-        const f = figures.get(`${i}/${target.name}`) ?? { requests: 0, seconds: 0, rps: [], p50: [], p99: [], non2xx: 0, errors: 0 };
+      for (const target of order) {
+        const r = await load(target, bench.forms[target.forms], DURATION);
+        const f = figures.get(`${i}/${target.name}`) ?? { requests: 0, seconds: 0, rps: [], p50: [], p99: [], load: [], non2xx: 0, errors: 0 };
         f.requests += r.requests.total;
         f.seconds += r.duration;
         f.rps.push(r.requests.total / r.duration);
         f.p50.push(r.latency.p50);
         f.p99.push(r.latency.p99);
+        f.load.push(loadavg()[0]!);
         f.non2xx += r.non2xx;
         f.errors += r.errors + r.timeouts;
         figures.set(`${i}/${target.name}`, f);
       }
     }
-    console.log(`    round ${round} of ${ROUNDS} done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+    console.log(`    round ${round} of ${ROUNDS} done (${((performance.now() - started) / 1000).toFixed(0)} s, load average ${loadavg()[0]!.toFixed(1)})`);
   }
   machineLoad('after measuring');
   return figures;
 }
 
+/** Issue 23's targets: [numerator, denominator, at least, label]. The point read's raw target is lower (0.35). */
+const TARGETS: [TargetName, TargetName, (request: number) => number][] = [
+  ['owner', 'admin', () => 0.9],
+  ['authority', 'admin', () => 0.9],
+  ['admin', 'PostGraphile', () => 1.0],
+  ['admin', 'raw', (request) => (request === 1 ? 0.35 : 0.5)],
+  // Not a target of the issue: what the actor cache gains (BENCH_UNCACHED=1).
+  ['admin', 'uncached', () => 1.0],
+];
+
 function report(targets: Target[], list: Bench[], statements: Map<string, Statements>, figures: Map<string, Figures>): void {
   const pad = (s: string, n: number) => s.padEnd(n);
   const num = (s: string, n: number) => s.padStart(n);
-  console.log(`\n  results: req/s over all rounds [each round], p50/p99 ms the median of the rounds', SQL statements per request`);
+  const rps = (i: number, name: TargetName) => {
+    const f = figures.get(`${i}/${name}`)!;
+    return f.requests / f.seconds;
+  };
+  console.log(`\n  results: req/s over all rounds [each round], p50/p99 ms the median of the rounds', SQL statements per request, the 1-minute load average during its rounds`);
   for (const [i, bench] of list.entries()) {
     console.log(`\n  ${bench.title}`);
-    console.log(`    ${pad('server', 13)}${num('req/s', 9)}  ${pad('[rounds]', 24)}${num('p50', 7)}${num('p99', 7)}  SQL/req`);
+    console.log(`    ${pad('target', 13)}${num('req/s', 9)}  ${pad('[rounds]', 24)}${num('p50', 7)}${num('p99', 7)}  ${pad('load', 6)}SQL/req`);
     for (const target of targets) {
       const f = figures.get(`${i}/${target.name}`)!;
       const s = statements.get(`${i}/${target.name}`)!;
       const sql = s.envelope ? `${s.all} (${s.all - s.envelope} + ${s.envelope} begin/set_config/commit)` : String(s.all);
       const failures = f.non2xx || f.errors ? `  non-2xx ${f.non2xx}, errors ${f.errors}` : '';
       console.log(
-        `    ${pad(target.name, 13)}${num((f.requests / f.seconds).toFixed(1), 9)}  ${pad(`[${f.rps.map((r) => r.toFixed(0)).join(', ')}]`, 24)}` +
-          `${num(medianOf(f.p50).toFixed(0), 7)}${num(medianOf(f.p99).toFixed(0), 7)}  ${sql}${failures}`,
+        `    ${pad(target.name, 13)}${num(rps(i, target.name).toFixed(1), 9)}  ${pad(`[${f.rps.map((r) => r.toFixed(0)).join(', ')}]`, 24)}` +
+          `${num(medianOf(f.p50).toFixed(0), 7)}${num(medianOf(f.p99).toFixed(0), 7)}  ${pad(meanOf(f.load).toFixed(1), 6)}${sql}${failures}`,
       );
     }
-    const mine = figures.get(`${i}/service`)!;
-    const ratios = targets
-      .filter((t) => t.name !== 'service')
-      .map((t) => {
-        const other = figures.get(`${i}/${t.name}`)!;
-        const rps = mine.requests / mine.seconds / (other.requests / other.seconds);
-        return `service/${t.name}: req/s ×${rps.toFixed(2)}, p50 ×${(medianOf(mine.p50) / Math.max(medianOf(other.p50), 1)).toFixed(1)}, p99 ×${(medianOf(mine.p99) / Math.max(medianOf(other.p99), 1)).toFixed(1)}`;
-      });
+    const present = new Set(targets.map((t) => t.name));
+    const ratios = TARGETS.filter(([a, b]) => present.has(a) && present.has(b)).map(([a, b, at]) => {
+      const r = rps(i, a) / rps(i, b);
+      return `${a}/${b} ×${r.toFixed(2)} (target ≥ ${at(i).toFixed(2)}${r >= at(i) ? ', met' : ', NOT met'})`;
+    });
     console.log(`    ${ratios.join('; ')}`);
   }
 }
 
 async function run(service: Service, databaseUrl: string): Promise<void> {
-  const owner = await generate(service);
-  await setUpTenancy(databaseUrl);
+  const data = await generate(service);
+  await setUpPeers(databaseUrl);
   const config = loadConfig({ ...BENCH_ENV });
   const tokens = new Tokens({ secret: config.JWT_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const serviceUrl = await serve(service);
-  const token = await signIn(serviceUrl, owner.email, PASSWORD, owner.organizationId);
+  const tokenOf = async (caller: CallerName) => {
+    const { email, organizationId } = data.callers[caller];
+    if (organizationId) return signIn(serviceUrl, email, PASSWORD, organizationId);
+    return (await postJson<{ data: { str_access_token: string } }>(serviceUrl, '/api/login', { str_email: email, str_password: PASSWORD })).json.data.str_access_token;
+  };
+  const token = { owner: await tokenOf('owner'), authority: await tokenOf('authority'), admin: await tokenOf('admin') };
 
   const pglCounter: Counter = { all: 0, envelope: 0 };
   const rawCounter: Counter = { all: 0, envelope: 0 };
@@ -903,23 +894,30 @@ async function run(service: Service, databaseUrl: string): Promise<void> {
   console.log(`  PostGraphile ready (schema built from the database) in ${(performance.now() - startedAt).toFixed(0)} ms`);
   const raw = await startRaw(databaseUrl, tokens, rawCounter);
   const onReplica = await replicaService(databaseUrl);
+  const uncached = process.env.BENCH_UNCACHED === '1' ? await createService(loadConfig({ ...BENCH_ENV, DATA_DIR: ':memory:', DATABASE_URL: databaseUrl, ACTOR_CACHE: 'false' })) : null;
+  const uncachedUrl = uncached ? await serve(uncached) : null;
   try {
+    const service = (name: CallerName): Target => ({ name, forms: 'service', url: serviceUrl, token: token[name], sameAsAdmin: false, counter: null });
     const targets: Target[] = [
-      { name: 'service', forms: 'service', url: serviceUrl, counter: null },
-      ...(onReplica ? [{ name: 'replica' as const, forms: 'service' as const, url: onReplica.url, counter: null }] : []),
-      { name: 'PostGraphile', forms: 'PostGraphile', url: postgraphileServer.url, counter: pglCounter },
-      { name: 'raw', forms: 'raw', url: raw.url, counter: rawCounter },
+      service('owner'),
+      service('authority'),
+      service('admin'),
+      ...(onReplica ? [{ name: 'replica' as const, forms: 'service' as const, url: onReplica.url, token: token.admin, sameAsAdmin: true, counter: null }] : []),
+      ...(uncachedUrl ? [{ name: 'uncached' as const, forms: 'service' as const, url: uncachedUrl, token: token.admin, sameAsAdmin: true, counter: null }] : []),
+      { name: 'PostGraphile', forms: 'PostGraphile', url: postgraphileServer.url, token: token.admin, sameAsAdmin: true, counter: pglCounter },
+      { name: 'raw', forms: 'raw', url: raw.url, token: token.admin, sameAsAdmin: true, counter: rawCounter },
     ];
     await onReplica?.service.replicas!.settle();
-    const list = benches(owner.animalId);
-    await check(targets, list, token);
-    const statements = await countStatements(targets, list, token);
-    const figures = await measure(targets, list, token);
+    const list = benches(data.animalId);
+    await check(targets, list);
+    const statements = await countStatements(targets, list);
+    const figures = await measure(targets, list);
     report(targets, list, statements, figures);
   } finally {
     await postgraphileServer.close();
     await raw.close();
     await onReplica?.service.close();
+    await uncached?.close();
   }
 }
 
@@ -944,9 +942,9 @@ async function main(): Promise<void> {
   if (!pgUrl) throw new Error('bench:peers runs on PostgreSQL only: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)');
   const started = performance.now();
   try {
-    await onPostgres(pgUrl, process.env.BENCH_DATABASE ?? 'bench_peers', (where) => `${where}: the service vs PostGraphile 5 vs raw node:http + pg, same data, same caller`, run);
+    await onPostgres(pgUrl, process.env.BENCH_DATABASE ?? 'bench_peers', (where) => `${where}: the service (owner, authority, administrator) vs PostGraphile 5 vs raw node:http + pg, same data`, run);
   } finally {
-    // The role belongs to the cluster, not to the scratch database: dropped once that database (with its grants) is gone.
+    // The role belongs to the cluster, not to the scratch database: dropped once that database is gone.
     const admin = new pg.Client({ connectionString: pgUrl });
     await admin.connect();
     await admin.query(`drop role if exists ${ROLE}`).catch((err: unknown) => console.error(`  could not drop role ${ROLE}: ${String(err)}`));

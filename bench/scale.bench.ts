@@ -215,7 +215,8 @@ async function readerStatements(i: Instance): Promise<{ replica: number; primary
 }
 
 async function run(service: Service, databaseUrl: string): Promise<void> {
-  const owner = await generate(service);
+  const data = await generate(service);
+  const owner = { email: data.callers.owner.email, organizationId: data.callers.owner.organizationId!, animalId: data.animalId };
   const database = new URL(databaseUrl).pathname.slice(1);
   const replicaUrl = await findReplica(process.env.DATABASE_URL!, database);
   console.log(replicaUrl ? `  replica: ${replicaUrl.replace(/\/\/[^@]*@/, '//')}` : '  replica: none (set BENCH_REPLICA_URL, or run .ci/replica as root): the replica rows are left out');

@@ -60,6 +60,8 @@ const schema = z.object({
   TRUST_PROXY: bool.default(false),
   /** Adds X-SQL-Statements to every response: for tests and benchmarks, not for production. */
   EXPOSE_SQL_STATEMENTS: bool.default(false),
+  /** Keeps authenticated actors per process, forgotten on every instance when they change (src/identity/actor-cache.ts). */
+  ACTOR_CACHE: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.optional(),
   /** The GraphQL IDE (GraphiQL) at GET /graphql from a browser: on where introspection is (it needs the schema). */
   GRAPHQL_IDE: bool.optional(),

@@ -30,7 +30,8 @@ import { liveDoors } from '../graphql/live-doors.js';
 import { corsMiddleware } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';
-import { migrate, openDb, openOrm, sharedPool, type Orm } from './db/orm.js';
+import { migrate, openDb, openOrm, pgliteOf, sharedPool, type Orm } from './db/orm.js';
+import { listenOnPglite, listenOnPostgres, type ActorListener } from './identity/actor-listener.js';
 import type { Db } from './db/sql.js';
 import { lsnHeader, lsnText, openReplicas, type Replicas } from './db/replicas.js';
 import { ensureAdministrator } from './identity/bootstrap.js';
@@ -83,6 +84,13 @@ export async function createService(config: Config, log: Logger = createLogger(c
     await loadCountiesIfEmpty(orm.em.fork(), log);
     await ensureAdministrator(orm.em.fork(), core, config, log);
   });
+  // After the migrations (their triggers say what changed): the actor cache is on while this listens.
+  const pglite = await pgliteOf(orm, config);
+  const actorListener: ActorListener | null = !config.ACTOR_CACHE
+    ? null
+    : pglite
+      ? await listenOnPglite(pglite, core.auth.actors)
+      : listenOnPostgres(config.DATABASE_URL!, core.auth.actors, log);
   const metrics = createMetrics(config, db, pool, replicas);
   await core.mailer.useDatabase((sql, params) => orm.em.fork().execute(sql, params));
   const claims = claimConnections(config);
@@ -382,6 +390,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
       await replicas?.close();
       core.mailer.stop();
       await eventsOut?.stop();
+      await actorListener?.close();
       await orm.close();
     },
   };

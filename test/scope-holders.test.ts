@@ -1,4 +1,5 @@
 import { HOLDER_TABLES } from '../src/db/migrations/Migration0036ScopeHolders.js';
+import { TWO_SIDED_HOLDERS } from '../src/db/migrations/Migration0049EgressHolders.js';
 import type { Db, Query } from '../src/db/sql.js';
 import { mustPost, startApp, type TestApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
@@ -27,6 +28,16 @@ async function mismatches(unitIds: string[]): Promise<Record<string, number>> {
     );
     if (n) found[table] = n;
   }
+  // Each side of a two-unit row (an egress: origin and destination, Migration0049EgressHolders).
+  for (const { table, unit, prefix } of TWO_SIDED_HOLDERS) {
+    const n = await count(
+      app,
+      `${table} x left join unit_holder h on h.control_unit_id = x.${unit}
+        where x.${unit} in (?) and (x.${prefix}holder_organization_id is distinct from h.holder_organization_id or x.${prefix}holder_federative_unit is distinct from h.holder_federative_unit)`,
+      [unitIds],
+    );
+    if (n) found[`${table}.${prefix}`] = n;
+  }
   return found;
 }
 
@@ -34,6 +45,7 @@ async function mismatches(unitIds: string[]): Promise<Record<string, number>> {
 async function held(unitIds: string[]): Promise<Record<string, number>> {
   const found: Record<string, number> = {};
   for (const { table, unit } of HOLDER_TABLES) found[table] = await count(app, `${table} where ${unit} in (?) and holder_organization_id is not null`, [unitIds]);
+  for (const { table, unit, prefix } of TWO_SIDED_HOLDERS) found[`${table}.${prefix}`] = await count(app, `${table} where ${unit} in (?) and ${prefix}holder_organization_id is not null`, [unitIds]);
   return found;
 }
 
@@ -88,11 +100,12 @@ describe('holder columns (issue 23): always what the joins say', () => {
 
     // Every table the scopes read held rows here, so the check above compared something.
     const counts = await held(units);
-    const empty = ['animal', 'tag', 'animal_stay', 'occurrence', 'tags_box', 'tags_identification', 'tags_replacement', 'tags_ingress', 'animals_ingress'].filter((t) => !counts[t]);
+    const empty = ['animal', 'tag', 'animal_stay', 'occurrence', 'tags_box', 'tags_identification', 'tags_replacement', 'tags_ingress', 'animals_ingress', 'animals_egress.from_', 'animals_egress.to_'].filter((t) => !counts[t]);
     expect(empty).toEqual([]);
     // And the check sees a row that disagrees.
     await app.service.orm.em.fork().execute('update animal set holder_organization_id = ? where id = ?', [farm.owner.org.id, a1!.id]);
-    expect(await mismatches(units)).toEqual({ animal: 1 });
+    await app.service.orm.em.fork().execute('update animals_egress set to_holder_federative_unit = ? where id = ?', ['XX', egress.id]);
+    expect(await mismatches(units)).toEqual({ animal: 1, 'animals_egress.to_': 1 });
   });
 });
 
@@ -126,6 +139,27 @@ describe('EXPLAIN of the owner\'s and the authority\'s reads (issue 23)', () => 
         expect(plan).toMatch(caller === owner ? /holder_organization_id = / : /holder_federative_unit = /);
       }
       expect(point.join('\n')).toMatch(/Index Scan using animal_pkey/);
+    }
+  });
+
+  test("egresses list: each side's own part an equality on the egress, no hash of the caller's units", async () => {
+    const [ufA, ufB] = [await makeCounty(app, 'ZY'), await makeCounty(app)];
+    const farm = await holding(app, ufA, 'FARM');
+    const feedlot = await holding(app, ufB, 'FEEDLOT', { car: false });
+    const [a1] = await identified(farm, 1);
+    const gta = await issueGta(app, farm.owner.access, farm.unit, feedlot.unit, 1);
+    await mustPost(app, '/api/animals-egress', farm.owner.access, { from_control_unit_id: farm.unit.unitId, gta_id: gta.id, to_control_unit_id: feedlot.unit.unitId, tags: [egressRead(a1!.code)] });
+    const authority = await official(app, ufB.id);
+    for (const [caller, column] of [[farm.owner, 'holder_organization_id'], [feedlot.owner, 'holder_organization_id'], [authority, 'holder_federative_unit']] as const) {
+      const actor = await app.service.core.auth.authenticate(app.service.db, caller.access);
+      const page = await plans((db) => app.service.core.animalsEgresses.page(db, actor, {}, { int_max_results: 50 }, { count: true }));
+      for (const plan of page) {
+        expect(plan).not.toMatch(/ (ocu|oe)\b/);
+        expect(plan).toMatch(new RegExp(`from_${column} = .*to_${column} = |to_${column} = .*from_${column} = `, 's'));
+      }
+      const listed = await app.call('GET', '/api/animals-egress', { token: caller.access });
+      expect(listed.status).toBe(200);
+      expect(listed.body.data.length).toBeGreaterThan(0);
     }
   });
 });

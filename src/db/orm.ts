@@ -13,6 +13,7 @@ import { entities } from './entities.js';
 import { migrationsList } from './migrations/index.js';
 import { requestScope, unscopedWrites } from '../shared/request-scope.js';
 import { escapeLiteral, pgDb, pgliteDb, type Db } from './sql.js';
+import { localWrites, statementDone } from './local-writes.js';
 
 export { escapeLiteral };
 
@@ -49,6 +50,27 @@ const commitsMarkTheRequest: EventSubscriber = {
   },
 };
 
+/** Commits counted once done (src/db/local-writes.ts). */
+const commitsCounted: EventSubscriber = {
+  afterTransactionCommit() {
+    localWrites.done();
+  },
+};
+
+/** Statements run outside a transaction counted once done, as commits (src/db/local-writes.ts). */
+function countingWrites(orm: Orm): Orm {
+  const connection = orm.em.getConnection() as unknown as { execute: (query: unknown, params?: unknown, method?: unknown, ctx?: unknown, ...rest: unknown[]) => Promise<unknown> };
+  const execute = connection.execute.bind(connection);
+  connection.execute = async (query, params, method, ctx, ...rest) => {
+    try {
+      return await execute(query, params, method, ctx, ...rest);
+    } finally {
+      statementDone(query, ctx !== undefined && ctx !== null);
+    }
+  };
+  return orm;
+}
+
 function withFastLiterals(orm: Orm): Orm {
   Object.assign(orm.em.getPlatform(), { escapeLiteral });
   return orm;
@@ -68,8 +90,8 @@ export function sessionOptions(databaseUrl: string): string {
 export async function openOrm(config: Config): Promise<Orm> {
   if (config.DATABASE_URL) {
     // With replicas, a commit marks its request: its next read waits for that write (src/db/replicas.ts).
-    const subscribers = config.DATABASE_REPLICA_URLS.length ? [commitsMarkTheRequest] : [];
-    return withFastLiterals((await PgORM.init({ ...common(), subscribers, clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX }, driverOptions: { options: sessionOptions(config.DATABASE_URL) } })) as Orm);
+    const subscribers = [commitsCounted, ...(config.DATABASE_REPLICA_URLS.length ? [commitsMarkTheRequest] : [])];
+    return countingWrites(withFastLiterals((await PgORM.init({ ...common(), subscribers, clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX }, driverOptions: { options: sessionOptions(config.DATABASE_URL) } })) as Orm));
   }
   let dataDir: string | undefined;
   if (!config.inMemory) {
@@ -115,6 +137,11 @@ export async function migrate(orm: Orm): Promise<void> {
 export async function openDb(orm: Orm, config: Config): Promise<Db> {
   const client = await orm.em.getConnection().getNativeClient();
   return config.DATABASE_URL ? pgDb(client as pg.Pool) : pgliteDb(client as unknown as PGlite);
+}
+
+/** The embedded database (none on PostgreSQL). */
+export async function pgliteOf(orm: Orm, config: Config): Promise<PGlite | undefined> {
+  return config.DATABASE_URL ? undefined : ((await orm.em.getConnection().getNativeClient()) as unknown as PGlite);
 }
 
 /** PostgreSQL's pool (none on PGlite): for libraries that keep shared state in the database. */

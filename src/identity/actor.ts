@@ -7,6 +7,12 @@ export interface Actor {
   isAdmin: boolean;
   userType: UserType;
   countyId: string | null;
+  /**
+   * The federative unit of `countyId`, read with the session (issue 23): an authority's scope is
+   * then an equality with a bound value the plans can use. Absent where an actor is built
+   * elsewhere (the policies then look it up in the statement).
+   */
+  federativeUnit?: string | null;
   /** The active organization (token claim `org`), when the caller is still its member. */
   organizationId: string | null;
   role: Role | null;

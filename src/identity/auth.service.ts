@@ -8,6 +8,7 @@ import type { Mailer } from '../shared/mailer.js';
 import { Checker, checkPassword, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { Actor } from './actor.js';
+import { ActorCache, type ActorRow } from './actor-cache.js';
 import type { Role } from './membership.entity.js';
 import { Membership } from './membership.entity.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -45,28 +46,44 @@ export class AuthService {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  /** Resolves the bearer token to an actor in one statement; a revoked session or a deleted user is a 401. */
-  /** One statement (named: parsed and planned once per connection) on the read side. */
+  /**
+   * The actors this process has authenticated (issue 23): a request on a session seen before runs
+   * no statement. On only while its change listener is connected (src/identity/actor-listener.ts).
+   */
+  readonly actors = new ActorCache();
+
+  /**
+   * Resolves the bearer token to an actor: from the cache, or in one statement (named: parsed and
+   * planned once per connection) on the read side. A revoked session or a deleted user is a 401.
+   */
   async authenticate(db: Db, bearer: string): Promise<Actor> {
     const claims = this.tokens.verifyAccess(bearer);
-    const rows = await db.rows<{ bl_admin: boolean; str_type: Actor['userType']; county_id: string | null; str_role: Role | null; ts_revoked_at: Date | null; bl_terms_pending?: boolean }>({
-      sql: `select u.bl_admin, u.str_type, u.county_id, m.str_role, s.ts_revoked_at${this.termsRequired ? `, ${TERMS_PENDING_SQL} as bl_terms_pending` : ''}
-              from auth_session s
-              join "user" u on u.id = s.user_id
-              left join membership m on m.user_id = u.id and m.organization_id = ?::uuid
-             where s.id = ? and u.id = ?`,
-      params: [claims.org ?? null, claims.sid, claims.sub],
-    });
-    const row = rows[0];
+    const key = ActorCache.key(claims.sub, claims.sid, claims.org);
+    let row = await this.actors.lookup(key);
+    if (!row) {
+      const mark = this.actors.mark();
+      const rows = await db.rows<ActorRow & { str_type: Actor['userType']; str_role: Role | null }>({
+        sql: `select u.bl_admin, u.str_type, u.county_id, uc.str_federative_unit as str_county_federative_unit, m.str_role, s.ts_revoked_at${this.termsRequired ? `, ${TERMS_PENDING_SQL} as bl_terms_pending` : ''}
+                from auth_session s
+                join "user" u on u.id = s.user_id
+                left join county uc on uc.id = u.county_id
+                left join membership m on m.user_id = u.id and m.organization_id = ?::uuid
+               where s.id = ? and u.id = ?`,
+        params: [claims.org ?? null, claims.sid, claims.sub],
+      });
+      row = rows[0];
+      if (row) this.actors.store(key, claims.sub, row, mark);
+    }
     if (!row || row.ts_revoked_at) throw DomainError.unauthenticated('token revoked');
     const organizationId = claims.org && row.str_role ? claims.org : null;
     return {
       userId: claims.sub,
       isAdmin: row.bl_admin,
-      userType: row.str_type,
+      userType: row.str_type as Actor['userType'],
       countyId: row.county_id,
+      federativeUnit: row.str_county_federative_unit ?? null,
       organizationId,
-      role: organizationId ? row.str_role : null,
+      role: organizationId ? (row.str_role as Role) : null,
       sessionId: claims.sid,
       jti: claims.jti,
       tokenExpiresAt: claims.exp,

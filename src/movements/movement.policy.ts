@@ -25,9 +25,9 @@ export interface MovementWork extends WorkUnit {
  * (INGRESS, EGRESS or BOTH), limited to one GTA when the invite is restricted to it.
  */
 export const movementPolicy = {
-  /** SQL condition on alias "ae". */
+  /** SQL condition on alias "ae": its own part on the row's holder columns (issue 23). */
   egressScope(actor: Actor): Scope {
-    return controlUnitPolicy.eitherUnitIn(actor, 'ae.from_control_unit_id', 'ae.to_control_unit_id', 'MOVEMENTS');
+    return controlUnitPolicy.eitherUnitIn(actor, 'ae.from_control_unit_id', 'ae.to_control_unit_id', 'MOVEMENTS', 'ae');
   },
 
   /** SQL condition on alias "ai". */

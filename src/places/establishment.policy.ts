@@ -9,15 +9,16 @@ import type { SharedData } from '../access/sharing.rules.js';
 /** Users who see every establishment of their county's federative unit, read-only (DOMAIN.md). */
 const UF_READERS = ['AUTHORITY', 'INTEGRATION'];
 
-/** SQL: the federative unit of the county bound at `?` (the caller's). */
+/** SQL: the federative unit of the county bound at `?` (the caller's), where the actor does not carry it. */
 const CALLER_UF = 'select ac.str_federative_unit from county ac where ac.id = ?';
 
 /**
  * The caller's own part: `organization` (a column) is its active organization or, as authority or
- * integration, `inUf` holds for its county's federative unit. Null when it has neither;
- * administrators are handled before.
+ * integration, `inUf(uf)` holds for its county's federative unit (`uf` an SQL expression: a bound
+ * value when the actor carries it, issue 23, else a lookup of its county). Null when it has
+ * neither; administrators are handled before.
  */
-function ownPart(actor: Actor, organization: string, inUf: string): Scope | null {
+function ownPart(actor: Actor, organization: string, inUf: (uf: string) => string): Scope | null {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (actor.organizationId) {
@@ -25,21 +26,28 @@ function ownPart(actor: Actor, organization: string, inUf: string): Scope | null
     params.push(actor.organizationId);
   }
   if (UF_READERS.includes(actor.userType) && actor.countyId) {
-    parts.push(inUf);
-    params.push(actor.countyId);
+    if (actor.federativeUnit !== undefined) {
+      // A county without a federative unit matches nothing, as the lookup's NULL did.
+      parts.push(inUf('?::text'));
+      params.push(actor.federativeUnit);
+    } else {
+      parts.push(inUf(`(${CALLER_UF})`));
+      params.push(actor.countyId);
+    }
   }
   return parts.length ? { sql: `(${parts.join(' or ')})`, params } : null;
 }
 
 /** The establishments (alias `e`) the caller sees through its organization or federative unit. */
 const ownEstablishments = (actor: Actor, e: string): Scope | null =>
-  ownPart(actor, `${e}.organization_id`, `${e}.county_id = any(array(select uc.id from county uc where uc.str_federative_unit = (${CALLER_UF})))`);
+  ownPart(actor, `${e}.organization_id`, (uf) => `${e}.county_id = any(array(select uc.id from county uc where uc.str_federative_unit = ${uf}))`);
 
 /**
  * The same set read from a row's holder columns (Migration0036ScopeHolders) on alias `h`:
  * equalities the row's indexes answer, no set of units built.
  */
-const ownHeld = (actor: Actor, h: string): Scope | null => ownPart(actor, `${h}.holder_organization_id`, `${h}.holder_federative_unit = (${CALLER_UF})`);
+const ownHeld = (actor: Actor, h: string, prefix = ''): Scope | null =>
+  ownPart(actor, `${h}.${prefix}holder_organization_id`, (uf) => `${h}.${prefix}holder_federative_unit = ${uf}`);
 
 /**
  * The units whose `data` the caller reads through another organization (DOMAIN.md, "Access between
@@ -105,7 +113,7 @@ export const establishmentPolicy = {
 /** Control units are seen and changed through their establishment. SQL condition on alias "cu". */
 export const controlUnitPolicy = {
   scope(actor: Actor): Scope {
-    return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES', { establishment: 'cu.establishment_id' });
+    return controlUnitPolicy.unitIn(actor, 'cu.id', 'PLACES', { establishment: 'cu.establishment_id', perRow: true });
   },
 
   /**
@@ -113,11 +121,15 @@ export const controlUnitPolicy = {
    * caller reads: a unit of its organization or federative unit, the one unit an accepted invite
    * names (not its siblings), or a unit an active sharing opens for that data.
    * `on.establishment`: the same row's column naming that unit's establishment, when it has one;
-   * `on.holder`: the alias of the row when it carries its unit's holder columns.
+   * `on.holder`: the alias of the row when it carries its unit's holder columns (named with
+   * `on.prefix` when the row has two units, Migration0049EgressHolders). `on.perRow` (with
+   * `on.establishment`): the caller's part as a lookup of the row's establishment by its key, for
+   * reads of a few rows (a page of units): a state's authority would otherwise hash the ids of its
+   * 25,000 establishments on every request.
    */
-  unitIn(actor: Actor, column: string, data: SharedData, on: { establishment?: string; holder?: string } = {}): Scope {
+  unitIn(actor: Actor, column: string, data: SharedData, on: { establishment?: string; holder?: string; prefix?: string; perRow?: boolean } = {}): Scope {
     if (actor.isAdmin) return ALL;
-    const own = on.holder ? ownHeld(actor, on.holder) : ownEstablishments(actor, 'oe');
+    const own = on.holder ? ownHeld(actor, on.holder, on.prefix) : ownEstablishments(actor, 'oe');
     const invited = grantedUnitIds(actor, data);
     // Each set a hashed subquery the planner keeps as a filter: a page walks the order's index and
     // stops after a page of matches, instead of fetching every row of the caller's units to sort them.
@@ -138,8 +150,9 @@ export const controlUnitPolicy = {
       // the caller's part is read from the establishments' index, not by hashing every control unit
       // of its establishments (an authority's federative unit holds tens of thousands).
       const ownEstablishmentIds = `select oe.id from establishment oe where ${own.sql}`;
+      const ownSql = on.perRow ? `exists (select 1 from establishment oe where oe.id = ${establishmentColumn} and ${own.sql})` : `${establishmentColumn} in (${ownEstablishmentIds})`;
       return {
-        sql: `(${establishmentColumn} in (${ownEstablishmentIds}) or ${invitedSql})`,
+        sql: `(${ownSql} or ${invitedSql})`,
         params,
         counting: { sql: `(${establishmentColumn} = any(array(${ownEstablishmentIds})) or ${column} = any(array(${invited.sql})))`, params },
       };
@@ -152,11 +165,14 @@ export const controlUnitPolicy = {
     };
   },
 
-  /** Either unit's `data` read (a movement is its origin's and its destination's). */
-  eitherUnitIn(actor: Actor, a: string, b: string, data: SharedData): Scope {
-    const first = controlUnitPolicy.unitIn(actor, a, data);
+  /**
+   * Either unit's `data` read (a movement is its origin's and its destination's). `holder`: the
+   * alias of a row that carries each side's holder (`from_` and `to_` columns, Migration0049EgressHolders).
+   */
+  eitherUnitIn(actor: Actor, a: string, b: string, data: SharedData, holder?: string): Scope {
+    const first = controlUnitPolicy.unitIn(actor, a, data, holder ? { holder, prefix: 'from_' } : {});
     if (first.sql === 'true') return first;
-    const second = controlUnitPolicy.unitIn(actor, b, data);
+    const second = controlUnitPolicy.unitIn(actor, b, data, holder ? { holder, prefix: 'to_' } : {});
     return { sql: `(${first.sql} or ${second.sql})`, params: [...first.params, ...second.params] };
   },
 };

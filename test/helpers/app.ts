@@ -106,6 +106,10 @@ export async function startApp(env: Record<string, string> = {}, clock?: Clock):
     // Set, every test's reads go through the replicas (.ci/run sets it for test/replicas.test.ts).
     DATABASE_REPLICA_URLS: process.env.DATABASE_REPLICA_URLS,
     EXPOSE_SQL_STATEMENTS: 'true',
+    // Off unless a file turns it on (test/actor-cache.test.ts, test/read-statements.test.ts) or
+    // TEST_ACTOR_CACHE=true: with it, a token's first request counts one statement more than the
+    // next, and the many tests that compare two requests' statements would compare a cold and a warm one.
+    ACTOR_CACHE: process.env.TEST_ACTOR_CACHE ?? 'false',
     TRUST_PROXY: 'true',
     LOGIN_LIMIT_PER_ADDRESS: '100000',
     LOGIN_LIMIT_PER_LOGIN: '1000',

@@ -33,6 +33,8 @@ import { Migration0044TraceReuse } from './Migration0044TraceReuse.js';
 import { Migration0045TraceAnswerGroups } from './Migration0045TraceAnswerGroups.js';
 import { Migration0046StatementForeignKeys } from './Migration0046StatementForeignKeys.js';
 import { Migration0047AnimalIndexes } from './Migration0047AnimalIndexes.js';
+import { Migration0048ActorChanges } from './Migration0048ActorChanges.js';
+import { Migration0049EgressHolders } from './Migration0049EgressHolders.js';
 import { Migration0052EventLogPartitions } from './Migration0052EventLogPartitions.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
@@ -72,5 +74,7 @@ export const migrationsList = [
   { name: 'Migration0045TraceAnswerGroups', class: Migration0045TraceAnswerGroups },
   { name: 'Migration0046StatementForeignKeys', class: Migration0046StatementForeignKeys },
   { name: 'Migration0047AnimalIndexes', class: Migration0047AnimalIndexes },
+  { name: 'Migration0048ActorChanges', class: Migration0048ActorChanges },
+  { name: 'Migration0049EgressHolders', class: Migration0049EgressHolders },
   { name: 'Migration0052EventLogPartitions', class: Migration0052EventLogPartitions },
 ];
