@@ -21,10 +21,19 @@ export const TWO_SIDED_HOLDERS = [
  */
 export class Migration0049EgressHolders extends Migration {
   override async up(): Promise<void> {
-    for (const { table, unit, prefix, order } of TWO_SIDED_HOLDERS) {
+    for (const { table, prefix } of TWO_SIDED_HOLDERS) {
       this.addSql(`alter table ${table} add column ${prefix}holder_organization_id uuid null, add column ${prefix}holder_federative_unit text null`);
-      this.addSql(`update ${table} x set ${prefix}holder_organization_id = h.holder_organization_id, ${prefix}holder_federative_unit = h.holder_federative_unit
-        from unit_holder h where h.control_unit_id = x.${unit}`);
+    }
+    // One update per table fills every side: a second update of rows this transaction already
+    // updated would queue their deferred foreign-key checks (the row is "our own" then), and the
+    // index builds below refuse a table with pending trigger events.
+    for (const table of new Set(TWO_SIDED_HOLDERS.map((side) => side.table))) {
+      const sides = TWO_SIDED_HOLDERS.filter((side) => side.table === table);
+      const set = sides.map(({ unit, prefix }) => `${prefix}holder_organization_id = (select h.holder_organization_id from unit_holder h where h.control_unit_id = x.${unit}),
+        ${prefix}holder_federative_unit = (select h.holder_federative_unit from unit_holder h where h.control_unit_id = x.${unit})`);
+      this.addSql(`update ${table} x set ${set.join(', ')}`);
+    }
+    for (const { table, prefix, order } of TWO_SIDED_HOLDERS) {
       this.addSql(`create index ${table}_${prefix}holder_organization on ${table} (${prefix}holder_organization_id, ${order})`);
       this.addSql(`create index ${table}_${prefix}holder_federative_unit on ${table} (${prefix}holder_federative_unit, ${order})`);
     }
