@@ -1,4 +1,6 @@
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import { createClient as createSseClient } from 'graphql-sse';
+import type { Db } from '../src/db/sql.js';
 import WebSocket from 'ws';
 import { startApp, type TestApp } from './helpers/app.js';
 import { animalBody, identify } from './helpers/identify.js';
@@ -39,22 +41,27 @@ interface Phase {
 
 const QUERY = `subscription { traceProgress { run_id str_phase str_seed_kind seed_id str_direction ts_from ts_to int_max_hops int_establishments int_animals int_total_results str_error_code ts_started_at ts_at } }`;
 
-function wsClient(on: TestApp, token: string): WsClient {
-  return createWsClient({ url: `${on.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: false, onNonLazyError: () => undefined });
+function wsClient(on: TestApp, token: string, onClosed: (code: number) => void = () => undefined): WsClient {
+  return createWsClient({
+    url: `${on.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: false, onNonLazyError: () => undefined,
+    on: { closed: (e) => onClosed((e as { code: number }).code) },
+  });
 }
 
-function follow(client: WsClient) {
+function follow(client: Pick<WsClient, 'subscribe'>) {
   const phases: Phase[] = [];
   const errors: unknown[] = [];
+  let done!: () => void;
+  const ended = new Promise<void>((r) => (done = r));
   const stop = client.subscribe<{ traceProgress: Phase }>({ query: QUERY }, {
     next: (r) => {
       if (r.errors) errors.push(...r.errors);
       if (r.data) phases.push(r.data.traceProgress);
     },
-    error: (e) => errors.push(e),
-    complete: () => undefined,
+    error: (e) => (errors.push(e), done()),
+    complete: () => done(),
   });
-  return { phases, errors, stop };
+  return { phases, errors, ended, stop };
 }
 
 async function until(what: string, check: () => boolean, ms = 15_000): Promise<void> {
@@ -141,6 +148,50 @@ describe('traceProgress over graphql-ws', () => {
     } finally {
       await client.dispose();
       await second.close();
+    }
+  });
+
+  it('a walk that fails after STARTED sends FAILED with its code', async () => {
+    const farm = await holding(app, county);
+    await identifyN(app, farm.owner.access, farm.unit, 1);
+    const client = wsClient(app, farm.owner.access);
+    try {
+      const own = follow(client);
+      await until('the subscriber', () => app.service.core.traceProgress.size >= 1);
+      // The service's own trace on the real database, but for the walk's statement, which fails.
+      const real = app.service.db;
+      const failing: Db = { ...real, primary: undefined, bulk: undefined, rows: (q) => (q.sql.includes('trace_runs(') ? Promise.reject(new Error('the walk failed')) : real.rows(q)) };
+      const actor = await app.service.core.auth.authenticate(real, farm.owner.access);
+      await expect(app.service.core.trace.trace(failing, actor, question(farm), null)).rejects.toThrow('the walk failed');
+      await until('FAILED', () => own.phases.some((p) => p.str_phase === 'FAILED'));
+      expect(own.phases.map((p) => [p.str_phase, p.str_error_code])).toEqual([['STARTED', null], ['FAILED', 'INTERNAL']]);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('graphql-sse: the same phases; a logout ends the stream (and closes a graphql-ws socket, 4403)', async () => {
+    const farm = await holding(app, county);
+    await identifyN(app, farm.owner.access, farm.unit, 1);
+    const sse = createSseClient({ url: `${app.url}/graphql/stream`, headers: { Authorization: `Bearer ${farm.owner.access}` }, retryAttempts: 0 });
+    let closedWith = 0;
+    const ws = wsClient(app, farm.owner.access, (code) => (closedWith = code));
+    try {
+      const streamed = follow(sse as unknown as WsClient);
+      const socket = follow(ws);
+      await until('two subscribers', () => app.service.core.traceProgress.size >= 2);
+      expect((await app.call('POST', '/api/trace', { token: farm.owner.access, body: question(farm) })).status).toBe(200);
+      await until('the trace answered on both', () => [streamed, socket].every((f) => f.phases.some((p) => p.str_phase === 'ANSWERED')));
+      expect(streamed.phases.map((p) => p.str_phase)).toEqual(['STARTED', 'WALKED', 'ANSWERED']);
+      expect(streamed.phases.map((p) => p.run_id)).toEqual(socket.phases.map((p) => p.run_id));
+      expect((await app.call('POST', '/api/logout', { token: farm.owner.access })).status).toBe(204);
+      await Promise.all([streamed.ended, socket.ended]);
+      await until('the socket closed', () => closedWith !== 0);
+      expect(closedWith).toBe(4403);
+      await until('no subscribers', () => app.service.core.traceProgress.size === 0);
+    } finally {
+      sse.dispose();
+      await ws.dispose();
     }
   });
 });

@@ -39,7 +39,7 @@ export class TraceProgressResolver {
   traceProgress(@Root() e: TraceProgressEvent | undefined): TraceProgressType {
     // A subscription posted to /graphql runs as a query, without an event.
     if (!e) throw new DomainError('BAD_REQUEST', 'subscriptions are served over graphql-ws (/graphql) and graphql-sse (/graphql/stream)');
-    const { user_id: _user, session_id: _session, ...shown } = e;
-    return shown;
+    // Only the type's fields are sent (not whose session it is).
+    return e;
   }
 }
