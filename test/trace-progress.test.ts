@@ -3,6 +3,7 @@ import { createClient as createSseClient } from 'graphql-sse';
 import type { Db } from '../src/db/sql.js';
 import WebSocket from 'ws';
 import { startApp, type TestApp } from './helpers/app.js';
+import { rows } from './helpers/db.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { holding, type Holding } from './helpers/movements.js';
 import { makeCounty, type TestCounty } from './helpers/places.js';
@@ -148,6 +149,26 @@ describe('traceProgress over graphql-ws', () => {
     } finally {
       await client.dispose();
       await second.close();
+    }
+  });
+
+  it('a listening connection that is lost is opened again, and phases are heard again (PostgreSQL)', async () => {
+    if (!process.env.DATABASE_URL) return; // PGlite: in process, no connection to lose
+    const farm = await holding(app, county);
+    await identifyN(app, farm.owner.access, farm.unit, 1);
+    const client = wsClient(app, farm.owner.access);
+    try {
+      const own = follow(client);
+      await until('the subscriber listening', () => app.service.core.traceProgress.size >= 1 && app.service.core.traceProgress.listeningNow);
+      const [ended] = await rows<{ n: number }>(app, "select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = ?", [`livestock-trace-progress ${process.pid}`]);
+      expect(ended!.n).toBe(1);
+      await until('the connection lost', () => !app.service.core.traceProgress.listeningNow);
+      await until('listening again', () => app.service.core.traceProgress.listeningNow);
+      expect((await app.call('POST', '/api/trace', { token: farm.owner.access, body: question(farm) })).status).toBe(200);
+      await until('the trace answered', () => own.phases.some((p) => p.str_phase === 'ANSWERED'));
+      expect(own.phases.map((p) => p.str_phase)).toEqual(['STARTED', 'WALKED', 'ANSWERED']);
+    } finally {
+      await client.dispose();
     }
   });
 

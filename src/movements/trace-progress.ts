@@ -60,6 +60,9 @@ export const revokedSessions = (fork: () => EntityManager) => async (sessions: s
 
 const MAX_QUEUED = 1000;
 const RETRY_MS = 1000;
+/** The listening connection is asked every HEARTBEAT_MS whether it is still there (a half-open socket hears nothing and says nothing). */
+const HEARTBEAT_MS = 5000;
+const HEARTBEAT_TIMEOUT_MS = 2000;
 
 /**
  * A trace's progress for the `traceProgress` subscription. Each phase is published outside any
@@ -74,6 +77,8 @@ export class TraceProgress {
   private databaseUrl: string | null = null;
   private client: pg.Client | null = null;
   private listening: Promise<void> | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private listened = false;
   private sessionTimer: NodeJS.Timeout | null = null;
   private revoked: ((sessions: string[]) => Promise<string[]>) | null = null;
   private closed = false;
@@ -82,6 +87,11 @@ export class TraceProgress {
 
   get size(): number {
     return this.subscribers.size;
+  }
+
+  /** PostgreSQL: whether this instance's connection is LISTENing now (phases of every instance reach its subscribers). */
+  get listeningNow(): boolean {
+    return this.listened;
   }
 
   /** PostgreSQL: publish through `notify` (the pool) and listen on `databaseUrl` (a connection of its own). Without it: in process. */
@@ -173,6 +183,7 @@ export class TraceProgress {
     const c = new pg.Client({ connectionString: this.databaseUrl!, application_name: `livestock-trace-progress ${process.pid}`, keepAlive: true });
     const lost = (err: unknown) => {
       if (this.client !== c) return;
+      this.stopHeartbeat();
       this.client = null;
       this.listening = null;
       c.end().catch(() => undefined);
@@ -194,12 +205,34 @@ export class TraceProgress {
     this.listening = c
       .connect()
       .then(() => c.query(`listen ${TRACE_CHANNEL}`))
-      .then(() => undefined)
+      .then(() => {
+        if (this.client !== c) return;
+        this.listened = true;
+        let waiting = false;
+        this.heartbeat = setInterval(() => {
+          if (waiting || this.client !== c) return;
+          waiting = true;
+          const timer = setTimeout(() => lost(new Error('heartbeat timed out')), HEARTBEAT_TIMEOUT_MS);
+          c.query('select 1')
+            .catch((err: unknown) => lost(err))
+            .finally(() => {
+              clearTimeout(timer);
+              waiting = false;
+            });
+        }, HEARTBEAT_MS);
+        this.heartbeat.unref();
+      })
       .catch((err: unknown) => {
         lost(err);
         throw err;
       });
     return this.listening;
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    this.listened = false;
   }
 
   private async endRevoked(): Promise<void> {
@@ -220,9 +253,11 @@ export class TraceProgress {
   async close(): Promise<void> {
     this.closed = true;
     if (this.sessionTimer) clearInterval(this.sessionTimer);
+    this.stopHeartbeat();
     for (const s of [...this.subscribers]) s.end('SHUTDOWN');
     const c = this.client;
     this.client = null;
+    this.listening = null;
     await c?.end().catch(() => undefined);
   }
 }
