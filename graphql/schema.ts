@@ -63,6 +63,7 @@ import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
 import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
 import { WebhookResolver } from './webhooks/webhook.resolver.js';
 import { LiveResolver } from './events/live.resolver.js';
+import { TraceProgressResolver } from './movements/trace-progress.resolver.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -89,7 +90,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       VehicleResolver, VehicleFieldsResolver,
       GtaResolver,
       WebhookResolver,
-      LiveResolver,
+      LiveResolver, TraceProgressResolver,
       GtaFieldsResolver,
       IntegrationResolver,
       InviteResolver,

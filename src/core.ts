@@ -27,6 +27,7 @@ import { TagsWriteoffService } from './tags/tags-writeoff.service.js';
 import { AnimalsEgressService } from './movements/animals-egress.service.js';
 import { AnimalsIngressService } from './movements/animals-ingress.service.js';
 import { TraceService } from './movements/trace.service.js';
+import { TraceProgress } from './movements/trace-progress.js';
 import { OccurrenceService } from './movements/occurrence.service.js';
 import { TravelService } from './transit/travel.service.js';
 import { HomeService } from './home/home.service.js';
@@ -67,6 +68,8 @@ export interface Core {
   animalsEgresses: AnimalsEgressService;
   animalsIngresses: AnimalsIngressService;
   trace: TraceService;
+  /** Each trace's phases for the traceProgress subscription (src/movements/trace-progress.ts). */
+  traceProgress: TraceProgress;
   occurrences: OccurrenceService;
   travels: TravelService;
   home: HomeService;
@@ -91,6 +94,7 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL, config.TERMS_REQUIRED, clock);
   const gtas = new GtaService();
   const integration = new IntegrationService(gtas);
+  const traceProgress = new TraceProgress(log);
   return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration, invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
     tags: new TagService(),
     tagsIngresses: new TagsIngressService(),
@@ -102,7 +106,8 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
     tagsWriteoffs: new TagsWriteoffService(),
     animalsEgresses: new AnimalsEgressService(),
     animalsIngresses: new AnimalsIngressService(),
-    trace: new TraceService(),
+    trace: new TraceService(traceProgress),
+    traceProgress,
     occurrences: new OccurrenceService(),
     travels: new TravelService(config.TRAVEL_MAX_HOURS),
     home: new HomeService(),

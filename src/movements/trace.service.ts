@@ -12,6 +12,7 @@ import { requestScope } from '../shared/request-scope.js';
 import { UF_READERS } from './gta.policy.js';
 import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
+import type { TraceProgress, TraceProgressRun } from './trace-progress.js';
 import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
@@ -47,31 +48,62 @@ export const MAX_TRACE_PAGE = 5000;
  * stay; the answer shows only the stays at units the caller sees, and the animals with at least one.
  */
 export class TraceService {
+  /** `progress`: where each trace's phases are published (the traceProgress subscription); none, none published. */
+  constructor(private readonly progress: TraceProgress | null = null) {}
+
   async trace(db: Db, actor: Actor, input: TraceInput, pageInput: PageInput | null | undefined): Promise<TraceResult> {
     const page = toPage(pageInput, MAX_TRACE_PAGE);
-    const { run, visibleUnit } = await this.answer(db, actor, input);
-    const rows = run.total > page.offset ? await traceRunPage(primaryOf(db), run.id, page.size, page.offset) : [];
-    const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(bulkOf(db), rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
-    const animals = rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.bl_seed ? 'SEED' : 'CONTACT', stays: stays[i]! }));
-    return { ...paged(animals, run.total, page), establishments: run.establishments, int_total_establishments: run.establishments.length };
+    const { run, visibleUnit, progress } = await this.answer(db, actor, input);
+    try {
+      const rows = run.total > page.offset ? await traceRunPage(primaryOf(db), run.id, page.size, page.offset) : [];
+      const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(bulkOf(db), rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
+      const animals = rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.bl_seed ? 'SEED' : 'CONTACT', stays: stays[i]! }));
+      const result = { ...paged(animals, run.total, page), establishments: run.establishments, int_total_establishments: run.establishments.length };
+      progress?.answered(result.meta.int_total_results);
+      return result;
+    } catch (e) {
+      progress?.failed(e);
+      throw e;
+    }
   }
 
   /** The whole answer as CSV, streamed from PostgreSQL (the walk is the one this request already stored for its first page). */
   async csv(db: Db, actor: Actor, input: TraceInput): Promise<Readable> {
-    const { run, visibleUnit } = await this.answer(db, actor, input);
-    return traceRunCsv(primaryOf(db), run.id, visibleUnit);
+    const { run, visibleUnit, progress } = await this.answer(db, actor, input);
+    try {
+      const stream = await traceRunCsv(primaryOf(db), run.id, visibleUnit);
+      progress?.answered(run.total);
+      return stream;
+    } catch (e) {
+      progress?.failed(e);
+      throw e;
+    }
   }
 
-  /** Who may ask, the checked question, and the answer stored for this request (walked once per request). */
-  private async answer(db: Db, actor: Actor, input: TraceInput): Promise<{ run: TraceRun; visibleUnit: TraceQuestion['visibleUnit'] }> {
+  /**
+   * Who may ask, the checked question, and the answer stored for this request (walked once per
+   * request). A question refused (403, 422) publishes nothing; from the checked question on, its
+   * phases: STARTED, then WALKED or REUSED (or FAILED).
+   */
+  private async answer(db: Db, actor: Actor, input: TraceInput): Promise<{ run: TraceRun; visibleUnit: TraceQuestion['visibleUnit']; progress: TraceProgressRun | null }> {
     if (!actor.isAdmin && !UF_READERS.includes(actor.userType) && !(actor.role && MANAGING_ROLES.includes(actor.role))) {
       throw DomainError.forbidden('the trace is for authorities, integrations, administrators and the owners and managers of an organization');
     }
-    const { seed, from, to, direction, maxHops } = await this.question(db, actor, input);
+    const { seed, from, to, direction, maxHops, field } = await this.question(db, actor, input);
+    const progress = this.progress?.start(actor, {
+      str_seed_kind: SEED_KIND[field], seed_id: seed.params[0] as string, str_direction: direction, ts_from: from.toISOString(), ts_to: to.toISOString(), int_max_hops: maxHops,
+    }) ?? null;
     const visibleUnit = (column: string, establishmentColumn?: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', { establishment: establishmentColumn });
-    // The walk stores its answer in unlogged tables, which no replica has: the walk, its pages and its
-    // CSV run on the primary; the traced animals' stays on a replica (docs/decisions/replicas.md).
-    return { run: await this.run(primaryOf(db), { seed, from, to, direction, maxHops, visibleUnit }), visibleUnit };
+    try {
+      // The walk stores its answer in unlogged tables, which no replica has: the walk, its pages and its
+      // CSV run on the primary; the traced animals' stays on a replica (docs/decisions/replicas.md).
+      const { run, reused } = await this.run(primaryOf(db), { seed, from, to, direction, maxHops, visibleUnit });
+      progress?.walked(run.establishments.length, run.total, reused);
+      return { run, visibleUnit, progress };
+    } catch (e) {
+      progress?.failed(e);
+      throw e;
+    }
   }
 
   /**
@@ -81,19 +113,23 @@ export class TraceService {
    * the question and the caller's visibility (its SQL and parameters, but for the request's instant
    * that the sharings' schedule is read at), so no other caller reads it.
    */
-  private run(db: Db, q: TraceQuestion): Promise<TraceRun> {
+  private run(db: Db, q: TraceQuestion): Promise<{ run: TraceRun; reused: boolean }> {
     const scope = requestScope.getStore();
     const visible = q.visibleUnit('u', 'e');
     const key = createHash('sha256').update(JSON.stringify([q.seed, q.from, q.to, q.direction, q.maxHops, visible.sql, visible.params.map((p) => (p instanceof Date ? null : p))])).digest('hex');
     const known = scope?.memo?.get(`trace ${key}`) as Promise<TraceRun> | undefined;
-    if (known) return known;
-    const run = traceRunReused(db, key).then((reused) => reused ?? traceRun(db, q, newId(), key));
-    if (scope) (scope.memo ??= new Map()).set(`trace ${key}`, run);
-    return run;
+    if (known) return known.then((run) => ({ run, reused: true }));
+    const walked = traceRunReused(db, key).then(async (stored) => (stored ? { run: stored, reused: true } : { run: await traceRun(db, q, newId(), key), reused: false }));
+    if (scope) {
+      const stored = walked.then((w) => w.run);
+      stored.catch(() => undefined); // the caller hears the failure through `walked`
+      (scope.memo ??= new Map()).set(`trace ${key}`, stored);
+    }
+    return walked;
   }
 
   /** Checks the question; the seed must be a place or animal the caller sees (422 naming the field otherwise). */
-  private async question(db: Db, actor: Actor, input: TraceInput): Promise<{ seed: Scope; from: Date; to: Date; direction: TraceDirection; maxHops: number | null }> {
+  private async question(db: Db, actor: Actor, input: TraceInput): Promise<{ seed: Scope; from: Date; to: Date; direction: TraceDirection; maxHops: number | null; field: SeedField }> {
     const check = new Checker();
     const given = (['establishment_id', 'control_unit_id', 'animal_id'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
     if (given.length !== 1) check.add(given.length ? given[1]! : 'establishment_id', 'give exactly one of establishment_id, control_unit_id, animal_id');
@@ -111,9 +147,12 @@ export class TraceService {
     const seen = await db.rows<{ n: number }>(visibility(actor, field, id));
     if (!seen[0]?.n) throw DomainError.field(field, field === 'animal_id' ? 'no such animal' : field === 'control_unit_id' ? 'no such control unit' : 'no such establishment');
     const column = { establishment_id: 's.establishment_id', control_unit_id: 's.control_unit_id', animal_id: 's.animal_id' }[field];
-    return { seed: { sql: `${column} = ?`, params: [id] }, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null };
+    return { seed: { sql: `${column} = ?`, params: [id] }, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null, field };
   }
 }
+
+type SeedField = 'establishment_id' | 'control_unit_id' | 'animal_id';
+const SEED_KIND = { establishment_id: 'ESTABLISHMENT', control_unit_id: 'CONTROL_UNIT', animal_id: 'ANIMAL' } as const;
 
 /** One statement: 1 when the caller sees the seed (an animal: one of its stays' units). */
 function visibility(actor: Actor, field: 'establishment_id' | 'control_unit_id' | 'animal_id', id: string): { sql: string; params: unknown[] } {

@@ -1,0 +1,263 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { executeBound } from '../db/bound.js';
+import type { Actor } from '../identity/actor.js';
+import { DomainError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { Logger } from '../shared/logger.js';
+
+/** A trace's phases (docs/decisions/events-out.md, "A trace's progress"): the walk is one statement, so these are its steps, not rounds. */
+export type TracePhase = 'STARTED' | 'WALKED' | 'REUSED' | 'ANSWERED' | 'FAILED';
+
+/** One phase of one trace, as it travels (NOTIFY payload) and as a subscriber gets it. */
+export interface TraceProgressEvent {
+  run_id: string;
+  /** Whose trace it is: only subscriptions of this session receive it (never sent to the client). */
+  user_id: string;
+  session_id: string;
+  str_phase: TracePhase;
+  str_seed_kind: 'ESTABLISHMENT' | 'CONTROL_UNIT' | 'ANIMAL';
+  seed_id: string;
+  str_direction: string;
+  ts_from: string;
+  ts_to: string;
+  int_max_hops: number | null;
+  /** WALKED and REUSED: the establishments and traced animals of the answer the caller sees. */
+  int_establishments: number | null;
+  int_animals: number | null;
+  /** ANSWERED: the answer's int_total_results. */
+  int_total_results: number | null;
+  /** FAILED: the error's code (UNPROCESSABLE, INTERNAL, …). */
+  str_error_code: string | null;
+  ts_started_at: string;
+  ts_at: string;
+}
+
+export type TraceQuestionOf = Pick<TraceProgressEvent, 'str_seed_kind' | 'seed_id' | 'str_direction' | 'ts_from' | 'ts_to' | 'int_max_hops'>;
+
+/** The channel the phases are NOTIFYed on (PostgreSQL); payloads stay far below NOTIFY's 8,000 bytes (about 600). */
+export const TRACE_CHANNEL = 'trace_progress';
+
+/** Why a progress subscription ended from the server's side (the live doors' close codes). */
+export type TraceProgressEnd = 'SESSION_REVOKED' | 'TOKEN_EXPIRED' | 'TOO_SLOW' | 'SHUTDOWN';
+
+interface Subscriber {
+  actor: Actor;
+  push(e: TraceProgressEvent): void;
+  end(reason: TraceProgressEnd): void;
+}
+
+/** One trace's phases, published in order (each after the previous one was sent), never holding the trace up. */
+export interface TraceProgressRun {
+  walked(establishments: number, animals: number, reused: boolean): void;
+  answered(total: number): void;
+  failed(e: unknown): void;
+}
+
+/** Which of `sessions` are revoked (logout, password change, refresh-token reuse): one statement. */
+export const revokedSessions = (fork: () => EntityManager) => async (sessions: string[]): Promise<string[]> =>
+  (await executeBound<{ id: string }>(fork(), 'select id from auth_session where id = any(?::uuid[]) and ts_revoked_at is not null', [sessions])).map((r) => r.id);
+
+const MAX_QUEUED = 1000;
+const RETRY_MS = 1000;
+/** The listening connection is asked every HEARTBEAT_MS whether it is still there (a half-open socket hears nothing and says nothing). */
+const HEARTBEAT_MS = 5000;
+const HEARTBEAT_TIMEOUT_MS = 2000;
+
+/**
+ * A trace's progress for the `traceProgress` subscription. Each phase is published outside any
+ * transaction: on PostgreSQL a `pg_notify` on the shared pool (autocommit: delivered at once, to
+ * every instance), heard by one LISTENing connection per instance while it has subscribers; on
+ * PGlite (one process) handed to the subscribers in process. A subscriber receives the phases of
+ * the traces its own session runs.
+ */
+export class TraceProgress {
+  private readonly subscribers = new Set<Subscriber>();
+  private notify: ((payload: string) => Promise<unknown>) | null = null;
+  private databaseUrl: string | null = null;
+  private client: pg.Client | null = null;
+  private listening: Promise<void> | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private listened = false;
+  private sessionTimer: NodeJS.Timeout | null = null;
+  private revoked: ((sessions: string[]) => Promise<string[]>) | null = null;
+  private closed = false;
+
+  constructor(private readonly log: Logger) {}
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  /** PostgreSQL: whether this instance's connection is LISTENing now (phases of every instance reach its subscribers). */
+  get listeningNow(): boolean {
+    return this.listened;
+  }
+
+  /** PostgreSQL: publish through `notify` (the pool) and listen on `databaseUrl` (a connection of its own). Without it: in process. */
+  usePostgres(databaseUrl: string, notify: (payload: string) => Promise<unknown>): void {
+    this.databaseUrl = databaseUrl;
+    this.notify = notify;
+  }
+
+  /** How revoked sessions are found (the subscriptions of one end within `everyMs`). */
+  checkSessions(revoked: (sessions: string[]) => Promise<string[]>, everyMs: number): void {
+    this.revoked = revoked;
+    this.sessionTimer = setInterval(() => void this.endRevoked(), everyMs);
+    this.sessionTimer.unref();
+  }
+
+  /** A trace of `actor` begins (its question checked): STARTED now, the later phases through the returned run. */
+  start(actor: Actor, question: TraceQuestionOf): TraceProgressRun {
+    const started = new Date().toISOString();
+    const base = { run_id: newId(), user_id: actor.userId, session_id: actor.sessionId, ...question, ts_started_at: started, int_establishments: null, int_animals: null, int_total_results: null, str_error_code: null };
+    let chain: Promise<unknown> = Promise.resolve();
+    const send = (phase: TracePhase, more: Partial<TraceProgressEvent> = {}) => {
+      const event: TraceProgressEvent = { ...base, str_phase: phase, ...more, ts_at: new Date().toISOString() };
+      chain = chain.then(() => this.publish(event)).catch((err: unknown) => this.log.warn({ err, run: base.run_id }, 'trace progress: a phase was not published'));
+    };
+    send('STARTED');
+    return {
+      walked: (establishments, animals, reused) => send(reused ? 'REUSED' : 'WALKED', { int_establishments: establishments, int_animals: animals }),
+      answered: (total) => send('ANSWERED', { int_total_results: total }),
+      failed: (e) => send('FAILED', { str_error_code: e instanceof DomainError ? e.code : 'INTERNAL' }),
+    };
+  }
+
+  private async publish(e: TraceProgressEvent): Promise<void> {
+    if (this.notify) await this.notify(JSON.stringify(e));
+    else this.deliver(e);
+  }
+
+  private deliver(e: TraceProgressEvent): void {
+    for (const s of this.subscribers) if (s.actor.sessionId === e.session_id && s.actor.userId === e.user_id) s.push(e);
+  }
+
+  /** The phases of the traces `actor`'s session runs from now on; returning the iterator unsubscribes. */
+  async subscribe(actor: Actor, onEnd: (reason: TraceProgressEnd) => void = () => undefined): Promise<AsyncIterableIterator<TraceProgressEvent>> {
+    const queue: TraceProgressEvent[] = [];
+    let waiting: ((r: IteratorResult<TraceProgressEvent>) => void) | null = null;
+    let done = false;
+    const finish = () => {
+      done = true;
+      this.subscribers.delete(sub);
+      waiting?.({ value: undefined, done: true });
+      waiting = null;
+    };
+    const sub: Subscriber = {
+      actor,
+      push: (e) => {
+        if (waiting) {
+          const w = waiting;
+          waiting = null;
+          w({ value: e, done: false });
+        } else if (queue.push(e) > MAX_QUEUED) sub.end('TOO_SLOW');
+      },
+      end: (reason) => {
+        if (done) return;
+        finish();
+        onEnd(reason);
+      },
+    };
+    this.subscribers.add(sub);
+    // Listening before the subscription answers: a trace run after it is heard.
+    if (this.databaseUrl) await this.listen().catch((err: unknown) => this.log.warn({ err }, 'trace progress: not listening yet; retrying'));
+    const iterator: AsyncIterableIterator<TraceProgressEvent> = {
+      next: () => {
+        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+        if (done || this.closed) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (waiting = resolve));
+      },
+      return: () => {
+        finish();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  /** One connection LISTENing on TRACE_CHANNEL, opened with the first subscriber and kept (reopened after an error while anyone subscribes). */
+  private listen(): Promise<void> {
+    if (this.listening) return this.listening;
+    const c = new pg.Client({ connectionString: this.databaseUrl!, application_name: `livestock-trace-progress ${process.pid}`, keepAlive: true });
+    const lost = (err: unknown) => {
+      if (this.client !== c) return;
+      this.stopHeartbeat();
+      this.client = null;
+      this.listening = null;
+      c.end().catch(() => undefined);
+      if (this.closed) return;
+      this.log.warn({ err }, 'trace progress: the listening connection was lost; phases published meanwhile are not heard');
+      setTimeout(() => this.subscribers.size && !this.closed && void this.listen().catch(() => undefined), RETRY_MS).unref();
+    };
+    this.client = c;
+    c.on('error', lost);
+    c.on('end', () => lost(new Error('connection ended')));
+    c.on('notification', (n) => {
+      if (n.channel !== TRACE_CHANNEL || !n.payload) return;
+      try {
+        this.deliver(JSON.parse(n.payload) as TraceProgressEvent);
+      } catch (err) {
+        this.log.warn({ err }, 'trace progress: an unreadable notification');
+      }
+    });
+    this.listening = c
+      .connect()
+      .then(() => c.query(`listen ${TRACE_CHANNEL}`))
+      .then(() => {
+        if (this.client !== c) return;
+        this.listened = true;
+        let waiting = false;
+        this.heartbeat = setInterval(() => {
+          if (waiting || this.client !== c) return;
+          waiting = true;
+          const timer = setTimeout(() => lost(new Error('heartbeat timed out')), HEARTBEAT_TIMEOUT_MS);
+          c.query('select 1')
+            .catch((err: unknown) => lost(err))
+            .finally(() => {
+              clearTimeout(timer);
+              waiting = false;
+            });
+        }, HEARTBEAT_MS);
+        this.heartbeat.unref();
+      })
+      .catch((err: unknown) => {
+        lost(err);
+        throw err;
+      });
+    return this.listening;
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    this.listened = false;
+  }
+
+  private async endRevoked(): Promise<void> {
+    if (!this.subscribers.size || !this.revoked) return;
+    const now = Date.now() / 1000;
+    for (const s of [...this.subscribers]) if (s.actor.tokenExpiresAt && s.actor.tokenExpiresAt < now) s.end('TOKEN_EXPIRED');
+    const sessions = [...new Set([...this.subscribers].map((s) => s.actor.sessionId))];
+    if (!sessions.length) return;
+    try {
+      const gone = new Set(await this.revoked(sessions));
+      for (const s of [...this.subscribers]) if (gone.has(s.actor.sessionId)) s.end('SESSION_REVOKED');
+    } catch (err) {
+      if (!this.closed) this.log.warn({ err }, 'trace progress: the sessions check failed');
+    }
+  }
+
+  /** Ends every subscription and the listening connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.sessionTimer) clearInterval(this.sessionTimer);
+    this.stopHeartbeat();
+    for (const s of [...this.subscribers]) s.end('SHUTDOWN');
+    const c = this.client;
+    this.client = null;
+    this.listening = null;
+    await c?.end().catch(() => undefined);
+  }
+}
