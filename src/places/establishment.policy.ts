@@ -38,9 +38,13 @@ function ownPart(actor: Actor, organization: string, inUf: (uf: string) => strin
   return parts.length ? { sql: `(${parts.join(' or ')})`, params } : null;
 }
 
-/** The establishments (alias `e`) the caller sees through its organization or federative unit. */
+/**
+ * The establishments (alias `e`) the caller sees through its organization or federative unit: the
+ * state an equality on the establishment's own `holder_federative_unit` (Migration0057), which an
+ * index sorted as the list is answers, instead of the establishments of every county of the state.
+ */
 const ownEstablishments = (actor: Actor, e: string): Scope | null =>
-  ownPart(actor, `${e}.organization_id`, (uf) => `${e}.county_id = any(array(select uc.id from county uc where uc.str_federative_unit = ${uf}))`);
+  ownPart(actor, `${e}.organization_id`, (uf) => `${e}.holder_federative_unit = ${uf}`);
 
 /**
  * The same set read from a row's holder columns (Migration0036ScopeHolders) on alias `h`:

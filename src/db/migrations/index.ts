@@ -31,6 +31,7 @@ import { Migration0037TagHolderView } from './Migration0037TagHolderView.js';
 import { Migration0038EventsOut } from './Migration0038EventsOut.js';
 import { Migration0048ActorChanges } from './Migration0048ActorChanges.js';
 import { Migration0049EgressHolders } from './Migration0049EgressHolders.js';
+import { Migration0057EstablishmentState } from './Migration0057EstablishmentState.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -67,4 +68,5 @@ export const migrationsList = [
   { name: 'Migration0038EventsOut', class: Migration0038EventsOut },
   { name: 'Migration0048ActorChanges', class: Migration0048ActorChanges },
   { name: 'Migration0049EgressHolders', class: Migration0049EgressHolders },
+  { name: 'Migration0057EstablishmentState', class: Migration0057EstablishmentState },
 ];
