@@ -16,6 +16,9 @@ export class Migration0057EstablishmentState extends Migration {
     this.addSql('alter table establishment add column holder_federative_unit text null');
     this.addSql('update establishment e set holder_federative_unit = c.str_federative_unit from county c where c.id = e.county_id');
     this.addSql('create index establishment_holder_federative_unit on establishment (holder_federative_unit, ts_created_at desc, id)');
+    // A state's count: an index-only scan of this one (deduplicated, a tenth of the one above's size,
+    // which PostgreSQL prices above reading the table).
+    this.addSql('create index establishment_state on establishment (holder_federative_unit)');
     // Whatever the statement wrote, the column is its county's: a writer cannot set it wrong.
     this.addSql(`create function establishment_state_fill() returns trigger language plpgsql as $$
       begin
