@@ -16,7 +16,8 @@ const PASSWORD = 'bench-password-1';
 
 async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
-  if (!databaseUrl?.endsWith('/bench_peers')) throw new Error('DATABASE_URL must name the kept bench_peers database');
+  // bench_peers, or the BENCH_DATABASE a run was given (e.g. wt_<name>_peers).
+  if (!databaseUrl || !/\/\w*peers$/.test(databaseUrl)) throw new Error('DATABASE_URL must name the kept bench_peers database (or a kept BENCH_DATABASE ending in peers)');
   const which = process.argv[2] ?? 'a';
   const seconds = Number(process.argv[3] ?? 10);
   const service = await createService(loadConfig({ ...BENCH_ENV, DATABASE_URL: databaseUrl }));

@@ -23,13 +23,13 @@ afterAll(() => app.close());
  */
 describe('reads narrowed to the selected columns', () => {
   test("each narrowed source lists its table's columns, in order (the user's without the password hash)", async () => {
-    // The holder columns (Migration0036ScopeHolders) are the scope's, never an answer's.
+    // The holder columns (Migration0036ScopeHolders, the establishment's Migration0057) are the scope's, never an answer's.
     const holder = ['holder_organization_id', 'holder_federative_unit'];
     const sources: [Source, string[]][] = [
       [animalSource, holder],
       [tagSource, holder],
       [controlUnitSource, []],
-      [establishmentSource, []],
+      [establishmentSource, ['holder_federative_unit']],
       [countySource, []],
       [userSource, ['password_hash']],
     ];

@@ -1,12 +1,15 @@
 import { HOLDER_TABLES } from '../src/db/migrations/Migration0036ScopeHolders.js';
 import { TWO_SIDED_HOLDERS } from '../src/db/migrations/Migration0049EgressHolders.js';
+import { animalScope } from '../src/animals/animal.reader.js';
 import type { Db, Query } from '../src/db/sql.js';
+import { establishmentPolicy } from '../src/places/establishment.policy.js';
 import { mustPost, startApp, type TestApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
 import { makeCounty } from './helpers/places.js';
+import { share } from './helpers/sharing.js';
 import { makeUnit, stockAnimals, stockTags } from './helpers/tags.js';
 import { createEgress, createIngress, evaluate, ranges } from './helpers/transfer.js';
 
@@ -38,6 +41,14 @@ async function mismatches(unitIds: string[]): Promise<Record<string, number>> {
     );
     if (n) found[`${table}.${prefix}`] = n;
   }
+  // The establishments of these units carry their county's federative unit (Migration0057EstablishmentState).
+  const n = await count(
+    app,
+    `establishment e left join county c on c.id = e.county_id
+      where e.id in (select cu.establishment_id from control_unit cu where cu.id in (?)) and e.holder_federative_unit is distinct from c.str_federative_unit`,
+    [unitIds],
+  );
+  if (n) found.establishment = n;
   return found;
 }
 
@@ -46,6 +57,7 @@ async function held(unitIds: string[]): Promise<Record<string, number>> {
   const found: Record<string, number> = {};
   for (const { table, unit } of HOLDER_TABLES) found[table] = await count(app, `${table} where ${unit} in (?) and holder_organization_id is not null`, [unitIds]);
   for (const { table, unit, prefix } of TWO_SIDED_HOLDERS) found[`${table}.${prefix}`] = await count(app, `${table} where ${unit} in (?) and ${prefix}holder_organization_id is not null`, [unitIds]);
+  found.establishment = await count(app, 'establishment where id in (select establishment_id from control_unit where id in (?)) and holder_federative_unit is not null', [unitIds]);
   return found;
 }
 
@@ -97,15 +109,29 @@ describe('holder columns (issue 23): always what the joins say', () => {
     expect(await mismatches(units)).toEqual({});
     expect((await app.call('GET', `/api/animals/${a1!.id}`, { token: buyer.access })).status).toBe(200);
     expect((await app.call('GET', `/api/animals/${a1!.id}`, { token: feedlot.owner.access })).status).toBe(404);
+    // The county itself moves to another federative unit: its establishments and the rows at their units follow.
+    const renamed = ufC.str_federative_unit === 'ZX' ? 'ZW' : 'ZX';
+    await app.service.orm.em.fork().execute('update county set str_federative_unit = ? where id = ?', [renamed, ufC.id]);
+    expect(await count(app, 'establishment where id = ? and holder_federative_unit = ?', [feedlot.unit.establishmentId, renamed])).toBe(1);
+    expect(await count(app, 'animal where id = ? and holder_federative_unit = ?', [a1!.id, renamed])).toBe(1);
+    expect(await mismatches(units)).toEqual({});
+    // A writer naming the column gets its county's all the same.
+    await app.service.orm.em.fork().execute('update establishment set holder_federative_unit = ? where id = ?', ['XX', farm.unit.establishmentId]);
+    expect(await mismatches(units)).toEqual({});
 
     // Every table the scopes read held rows here, so the check above compared something.
     const counts = await held(units);
-    const empty = ['animal', 'tag', 'animal_stay', 'occurrence', 'tags_box', 'tags_identification', 'tags_replacement', 'tags_ingress', 'animals_ingress', 'animals_egress.from_', 'animals_egress.to_'].filter((t) => !counts[t]);
+    const empty = ['animal', 'tag', 'animal_stay', 'occurrence', 'tags_box', 'tags_identification', 'tags_replacement', 'tags_ingress', 'animals_ingress', 'animals_egress.from_', 'animals_egress.to_', 'establishment'].filter((t) => !counts[t]);
     expect(empty).toEqual([]);
     // And the check sees a row that disagrees.
     await app.service.orm.em.fork().execute('update animal set holder_organization_id = ? where id = ?', [farm.owner.org.id, a1!.id]);
     await app.service.orm.em.fork().execute('update animals_egress set to_holder_federative_unit = ? where id = ?', ['XX', egress.id]);
-    expect(await mismatches(units)).toEqual({ animal: 1, 'animals_egress.to_': 1 });
+    // The establishment's trigger overrides any write of the column: only with triggers off can it disagree.
+    await app.service.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('set local session_replication_role = replica');
+      await tx.execute('update establishment set holder_federative_unit = ? where id = ?', ['XX', farm.unit.establishmentId]);
+    });
+    expect(await mismatches(units)).toEqual({ animal: 1, 'animals_egress.to_': 1, establishment: 1 });
   });
 });
 
@@ -140,6 +166,52 @@ describe('EXPLAIN of the owner\'s and the authority\'s reads (issue 23)', () => 
       }
       expect(point.join('\n')).toMatch(/Index Scan using animal_pkey/);
     }
+  });
+
+  test("the authority's establishments page and animal search: the state an equality on the establishment and on the animal, no county of the state listed", async () => {
+    const county = await makeCounty(app, 'ZV');
+    const owner = await member(app);
+    const unit = await makeUnit(app, owner.org.id, county);
+    await stockAnimals(app, unit.unitId, 3);
+    const authority = await official(app, county.id);
+    const actor = await app.service.core.auth.authenticate(app.service.db, authority.access);
+    const establishments = await plans((db) => app.service.core.establishments.page(db, actor, {}, { int_max_results: 50 }, { count: true }));
+    const search = await plans((db) => app.service.core.animals.page(db, actor, { str_species: 'BOVINE', str_gender: 'FEMALE' }, { int_max_results: 50 }, { count: true }));
+    for (const plan of [...establishments, ...search]) {
+      // The former state part: the establishments of every county of the state (`county uc`).
+      expect(plan).not.toMatch(/ (uc|ocu)\b/);
+      expect(plan).toMatch(/holder_federative_unit = /);
+    }
+    const listed = await app.call('GET', '/api/establishments', { token: authority.access });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(unit.establishmentId);
+  });
+
+  test("the counts as disjoint parts (own, then granted and not own) add up to the scope's rows: a shared unit elsewhere counted once, a shared unit of the state not twice", async () => {
+    const county = await makeCounty(app, 'ZU');
+    const owner = await member(app);
+    const home = await makeUnit(app, owner.org.id, county);
+    await stockAnimals(app, home.unitId, 3);
+    const other = await member(app);
+    const away = await makeUnit(app, other.org.id);
+    await stockAnimals(app, away.unitId, 2);
+    const authority = await official(app, county.id);
+    await share(app, other.access, { lst_user_ids: [authority.user.id], accesses: [{ control_unit_id: away.unitId, str_scope: 'ANIMALS' }] });
+    await share(app, owner.access, { lst_user_ids: [authority.user.id], accesses: [{ establishment_id: home.establishmentId, str_scope: 'ALL' }] });
+    const actor = await app.service.core.auth.authenticate(app.service.db, authority.access);
+    const cases = [
+      { source: 'animal a', scope: animalScope(actor), page: (db: Db) => app.service.core.animals.page(db, actor, {}, { int_max_results: 1 }, { count: true }) },
+      { source: 'establishment e', scope: establishmentPolicy.scope(actor), page: (db: Db) => app.service.core.establishments.page(db, actor, {}, { int_max_results: 1 }, { count: true }) },
+    ];
+    for (const { source, scope, page } of cases) {
+      expect(scope.countingParts).toHaveLength(2);
+      const [{ n }] = await app.service.db.rows<{ n: number }>({ sql: `select count(*)::int as n from ${source} where ${scope.sql}`, params: scope.params });
+      const counted = await page(app.service.db);
+      expect(counted.meta.int_total_results).toBe(n);
+    }
+    // The shared unit elsewhere is in the animals' total (3 here and 2 there, at least: the state holds other tests' rows).
+    const seenAway = await app.service.db.rows<{ n: number }>({ sql: `select count(*)::int as n from animal a where a.last_control_unit_id = ? and ${cases[0]!.scope.sql}`, params: [away.unitId, ...cases[0]!.scope.params] });
+    expect(seenAway[0]!.n).toBe(2);
   });
 
   test("egresses list: each side's own part an equality on the egress, no hash of the caller's units", async () => {

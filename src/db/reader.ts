@@ -85,8 +85,11 @@ export interface ReadSpec {
   offset?: number;
   /** Also count every row the condition matches, in the same statement. */
   count?: boolean;
-  /** The same condition in the form to count with (`Scope.counting`); `where` when absent. */
-  countWhere?: Query;
+  /**
+   * The same condition in the form to count with (`Scope.counting`); `where` when absent. Several:
+   * disjoint parts whose counts add up (`Scope.countingParts`), each one index's range.
+   */
+  countWhere?: Query | Query[];
   include?: Include;
   /** Only the columns the caller names (see `Pick`); every column when absent. */
   pick?: Pick;
@@ -166,10 +169,10 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
   const a = source.alias;
   const picked = pickedColumns(source, spec.pick);
   select.unshift(picked ? columnsSql(source, '_r0', picked) : '_r0.*');
-  const countWhere = spec.countWhere ?? spec.where;
+  const count = countOf(source, spec.countWhere ?? spec.where);
   if (spec.count) {
-    select.push(`(select count(*)::int from ${source.table} ${a} where ${countWhere.sql}) as _total`);
-    params.push(...countWhere.params);
+    select.push(`${count.sql} as _total`);
+    params.push(...count.params);
   }
   // The inner query keeps every column a row shows: the order may name any of them.
   let inner = `select ${columnsSql(source, a, null)} from ${source.table} ${a} where ${spec.where.sql}`;
@@ -231,9 +234,18 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
   if (spec.count && total === null) {
     // An empty page: the count rode on no row. Page one empty means none; past it, count alone.
     if (!spec.offset) total = 0;
-    else total = (await db.rows<{ n: number }>({ sql: `select count(*)::int as n from ${source.table} ${a} where ${countWhere.sql}`, params: countWhere.params }))[0]!.n;
+    else total = (await db.rows<{ n: number }>({ sql: `select ${count.sql} as n`, params: count.params }))[0]!.n;
   }
   return { rows, related, total };
+}
+
+/** An expression counting the rows of `source` that match `where`, or the sum of each part's count. */
+function countOf(source: Source, where: Query | Query[]): Query {
+  const parts = Array.isArray(where) ? where : [where];
+  return {
+    sql: `(${parts.map((p) => `(select count(*)::int from ${source.table} ${source.alias} where ${p.sql})`).join(' + ')})`,
+    params: parts.flatMap((p) => p.params),
+  };
 }
 
 /** A row of a to-many list came through JSON: timestamps back to Date, numerics back to the driver's strings. */

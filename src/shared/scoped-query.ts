@@ -17,6 +17,12 @@ export interface Scope {
    * index of the scoped column rather than walk the order's index (a page's best plan).
    */
   counting?: { sql: string; params: unknown[] };
+  /**
+   * The set as disjoint parts whose counts add up to its count (the caller's own rows, then the
+   * granted ones that are not its own): each part an equality or a short list one index answers
+   * alone, where their `or` would make PostgreSQL read the table (issue 23). Preferred to `counting`.
+   */
+  countingParts?: { sql: string; params: unknown[] }[];
 }
 
 /** The scope of a caller without a valid token: nothing. */
@@ -75,7 +81,8 @@ export async function readVisiblePage<R extends object>(
   const page = toPage(pageInput);
   const q = buildSearch(spec, filters ?? {});
   const where = { sql: `${scope.sql} and ${q.where}`, params: [...scope.params, ...q.params] };
-  const countWhere = scope.counting ? { sql: `${scope.counting.sql} and ${q.where}`, params: [...scope.counting.params, ...q.params] } : where;
+  const filtered = (part: { sql: string; params: unknown[] }) => ({ sql: `${part.sql} and ${q.where}`, params: [...part.params, ...q.params] });
+  const countWhere = scope.countingParts ? scope.countingParts.map(filtered) : scope.counting ? filtered(scope.counting) : where;
   const result = await read<R>(db, actor, source, { where, countWhere, orderBy: q.orderOn, limit: page.size, offset: page.offset, count: options.count, include: options.include, pick: options.pick });
   // Not counted: the query did not select meta, so its total is never read.
   return { ...paged(result.rows, result.total ?? 0, page), related: result.related };

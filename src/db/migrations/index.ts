@@ -36,6 +36,7 @@ import { Migration0047AnimalIndexes } from './Migration0047AnimalIndexes.js';
 import { Migration0048ActorChanges } from './Migration0048ActorChanges.js';
 import { Migration0049EgressHolders } from './Migration0049EgressHolders.js';
 import { Migration0052EventLogPartitions } from './Migration0052EventLogPartitions.js';
+import { Migration0057EstablishmentState } from './Migration0057EstablishmentState.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -77,4 +78,5 @@ export const migrationsList = [
   { name: 'Migration0048ActorChanges', class: Migration0048ActorChanges },
   { name: 'Migration0049EgressHolders', class: Migration0049EgressHolders },
   { name: 'Migration0052EventLogPartitions', class: Migration0052EventLogPartitions },
+  { name: 'Migration0057EstablishmentState', class: Migration0057EstablishmentState },
 ];
