@@ -5,6 +5,7 @@ import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
+import { pushIterator } from '../shared/push-iterator.js';
 
 /** A trace's phases (docs/decisions/events-out.md, "A trace's progress"): the walk is one statement, so these are its steps, not rounds. */
 export type TracePhase = 'STARTED' | 'WALKED' | 'REUSED' | 'ANSWERED' | 'FAILED';
@@ -135,46 +136,22 @@ export class TraceProgress {
 
   /** The phases of the traces `actor`'s session runs from now on; returning the iterator unsubscribes. */
   async subscribe(actor: Actor, onEnd: (reason: TraceProgressEnd) => void = () => undefined): Promise<AsyncIterableIterator<TraceProgressEvent>> {
-    const queue: TraceProgressEvent[] = [];
-    let waiting: ((r: IteratorResult<TraceProgressEvent>) => void) | null = null;
-    let done = false;
-    const finish = () => {
-      done = true;
-      this.subscribers.delete(sub);
-      waiting?.({ value: undefined, done: true });
-      waiting = null;
-    };
+    const events = pushIterator<TraceProgressEvent>(MAX_QUEUED, {
+      overflow: () => sub.end('TOO_SLOW'),
+      finished: () => this.subscribers.delete(sub),
+      closed: () => this.closed,
+    });
     const sub: Subscriber = {
       actor,
-      push: (e) => {
-        if (waiting) {
-          const w = waiting;
-          waiting = null;
-          w({ value: e, done: false });
-        } else if (queue.push(e) > MAX_QUEUED) sub.end('TOO_SLOW');
-      },
+      push: events.push,
       end: (reason) => {
-        if (done) return;
-        finish();
-        onEnd(reason);
+        if (events.end()) onEnd(reason);
       },
     };
     this.subscribers.add(sub);
     // Listening before the subscription answers: a trace run after it is heard.
     if (this.databaseUrl) await this.listen().catch((err: unknown) => this.log.warn({ err }, 'trace progress: not listening yet; retrying'));
-    const iterator: AsyncIterableIterator<TraceProgressEvent> = {
-      next: () => {
-        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
-        if (done || this.closed) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => (waiting = resolve));
-      },
-      return: () => {
-        finish();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-      [Symbol.asyncIterator]: () => iterator,
-    };
-    return iterator;
+    return events.iterator;
   }
 
   /** One connection LISTENing on TRACE_CHANNEL, opened with the first subscriber and kept (reopened after an error while anyone subscribes). */

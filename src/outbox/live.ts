@@ -3,6 +3,7 @@ import { DomainError } from '../shared/errors.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import type { Logger } from '../shared/logger.js';
+import { pushIterator } from '../shared/push-iterator.js';
 import { horizonNow, readWindow, type RelayedEvent } from './relay.js';
 import { actorNow, OUTGOING, visibleIds } from './visibility.js';
 
@@ -72,46 +73,22 @@ export class LiveHub {
 
   /** Follows the log for `actor`; `onEnd` hears why the server ended it. Returning the iterator unsubscribes. */
   async subscribe(actor: Actor, filter: LiveFilter, onEnd: (reason: LiveEnd) => void = () => undefined): Promise<AsyncIterableIterator<RelayedEvent>> {
-    const queue: RelayedEvent[] = [];
-    let waiting: ((r: IteratorResult<RelayedEvent>) => void) | null = null;
-    let done = false;
-    const finish = () => {
-      done = true;
-      this.subscribers.delete(sub);
-      waiting?.({ value: undefined, done: true });
-      waiting = null;
-    };
+    const events = pushIterator<RelayedEvent>(MAX_QUEUED, {
+      overflow: () => sub.end('TOO_SLOW'),
+      finished: () => this.subscribers.delete(sub),
+      closed: () => this.stopped,
+    });
     const sub: Subscriber = {
       actor,
       filter,
-      push: (e) => {
-        if (waiting) {
-          const w = waiting;
-          waiting = null;
-          w({ value: e, done: false });
-        } else if (queue.push(e) > MAX_QUEUED) sub.end('TOO_SLOW');
-      },
+      push: events.push,
       end: (reason) => {
-        if (done) return;
-        finish();
-        onEnd(reason);
+        if (events.end()) onEnd(reason);
       },
     };
     this.subscribers.add(sub);
     await this.start();
-    const iterator: AsyncIterableIterator<RelayedEvent> = {
-      next: () => {
-        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
-        if (done || this.stopped) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => (waiting = resolve));
-      },
-      return: () => {
-        finish();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-      [Symbol.asyncIterator]: () => iterator,
-    };
-    return iterator;
+    return events.iterator;
   }
 
   /** A subscription to `filter`; naming a record the actor cannot read answers NOT_FOUND, as its GET does. */
