@@ -69,8 +69,8 @@ interface LogSize {
 
 async function logSize(service: Service): Promise<LogSize> {
   const em = service.orm.em.fork();
-  const [e] = await em.execute<{ n: string; b: string; subjects: string | null }[]>("select (select count(*) from event) as n, pg_total_relation_size('event') as b, to_regclass('event_subject')::text as subjects");
-  const [s] = e!.subjects ? await em.execute<{ n: string; b: string }[]>("select (select count(*) from event_subject) as n, pg_total_relation_size('event_subject') as b") : [{ n: '0', b: '0' }];
+  const [e] = await em.execute<{ n: string; b: string; subjects: string | null }[]>("select (select count(*) from event) as n, (select sum(pg_total_relation_size(relid)) from pg_partition_tree('event')) as b, to_regclass('event_subject')::text as subjects");
+  const [s] = e!.subjects ? await em.execute<{ n: string; b: string }[]>("select (select count(*) from event_subject) as n, (select sum(pg_total_relation_size(relid)) from pg_partition_tree('event_subject')) as b") : [{ n: '0', b: '0' }];
   return { eventRows: Number(e!.n), eventBytes: Number(e!.b), subjectRows: Number(s!.n), subjectBytes: Number(s!.b) };
 }
 
