@@ -26,7 +26,7 @@ import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
 import { startEventsOut } from './outbox/events-out.js';
 import { LiveHub } from './outbox/live.js';
-import { revokedSessions, TRACE_CHANNEL } from './movements/trace-progress.js';
+import { TRACE_CHANNEL } from './movements/trace-progress.js';
 import { liveDoors } from '../graphql/live-doors.js';
 import { corsMiddleware } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
@@ -146,7 +146,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   const live = new LiveHub(() => orm.em.fork(), { pollMs: config.EVENTS_OUT_POLL_MS, sessionCheckMs: LIVE_SESSION_CHECK_MS }, log);
   // A trace's phases: NOTIFY through the pool, heard by a connection of its own (PostgreSQL); in process on PGlite.
   if (pool) core.traceProgress.usePostgres(config.DATABASE_URL!, (payload) => pool.query('select pg_notify($1, $2)', [TRACE_CHANNEL, payload]));
-  core.traceProgress.checkSessions(revokedSessions(() => orm.em.fork()), LIVE_SESSION_CHECK_MS);
+  core.traceProgress.checkSessions(() => orm.em.fork(), LIVE_SESSION_CHECK_MS);
   const doors = liveDoors({
     schema, core, primary, db, fork: () => orm.em.fork(), hub: live,
     validationRules: armor.validationRules as unknown as ValidationRule[], maxTokens: config.GRAPHQL_MAX_TOKENS, showSuggestions: config.GRAPHQL_INTROSPECTION, log,

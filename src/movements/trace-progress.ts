@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { executeBound } from '../db/bound.js';
 import type { Actor } from '../identity/actor.js';
+import { endLapsedSubscriptions } from '../identity/session-lapse.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
@@ -55,10 +55,6 @@ export interface TraceProgressRun {
   failed(e: unknown): void;
 }
 
-/** Which of `sessions` are revoked (logout, password change, refresh-token reuse): one statement. */
-export const revokedSessions = (fork: () => EntityManager) => async (sessions: string[]): Promise<string[]> =>
-  (await executeBound<{ id: string }>(fork(), 'select id from auth_session where id = any(?::uuid[]) and ts_revoked_at is not null', [sessions])).map((r) => r.id);
-
 const MAX_QUEUED = 1000;
 const RETRY_MS = 1000;
 /** The listening connection is asked every HEARTBEAT_MS whether it is still there (a half-open socket hears nothing and says nothing). */
@@ -81,7 +77,7 @@ export class TraceProgress {
   private heartbeat: NodeJS.Timeout | null = null;
   private listened = false;
   private sessionTimer: NodeJS.Timeout | null = null;
-  private revoked: ((sessions: string[]) => Promise<string[]>) | null = null;
+  private fork: (() => EntityManager) | null = null;
   private closed = false;
 
   constructor(private readonly log: Logger) {}
@@ -101,9 +97,9 @@ export class TraceProgress {
     this.notify = notify;
   }
 
-  /** How revoked sessions are found (the subscriptions of one end within `everyMs`). */
-  checkSessions(revoked: (sessions: string[]) => Promise<string[]>, everyMs: number): void {
-    this.revoked = revoked;
+  /** Subscriptions of a revoked session or an expired token end within `everyMs`. */
+  checkSessions(fork: () => EntityManager, everyMs: number): void {
+    this.fork = fork;
     this.sessionTimer = setInterval(() => void this.endRevoked(), everyMs);
     this.sessionTimer.unref();
   }
@@ -213,18 +209,14 @@ export class TraceProgress {
   }
 
   private async endRevoked(): Promise<void> {
-    if (!this.subscribers.size || !this.revoked) return;
-    const now = Date.now() / 1000;
-    for (const s of [...this.subscribers]) if (s.actor.tokenExpiresAt && s.actor.tokenExpiresAt < now) s.end('TOKEN_EXPIRED');
-    const sessions = [...new Set([...this.subscribers].map((s) => s.actor.sessionId))];
-    if (!sessions.length) return;
+    if (!this.subscribers.size || !this.fork) return;
     try {
-      const gone = new Set(await this.revoked(sessions));
-      for (const s of [...this.subscribers]) if (gone.has(s.actor.sessionId)) s.end('SESSION_REVOKED');
+      await endLapsedSubscriptions(this.fork(), this.subscribers);
     } catch (err) {
       if (!this.closed) this.log.warn({ err }, 'trace progress: the sessions check failed');
     }
   }
+
 
   /** Ends every subscription and the listening connection. */
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
-import { executeBound } from '../db/bound.js';
 import { DomainError } from '../shared/errors.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
+import { endLapsedSubscriptions } from '../identity/session-lapse.js';
 import type { Logger } from '../shared/logger.js';
 import { pushIterator } from '../shared/push-iterator.js';
 import { horizonNow, readWindow, type RelayedEvent } from './relay.js';
@@ -181,14 +181,7 @@ export class LiveHub {
   }
 
   /** Ends the subscriptions of revoked sessions (logout, password change, token revoked) and of expired tokens. */
-  private async checkSessions(): Promise<void> {
-    const now = Date.now() / 1000;
-    for (const s of [...this.subscribers]) if (s.actor.tokenExpiresAt && s.actor.tokenExpiresAt < now) s.end('TOKEN_EXPIRED');
-    const sessions = [...new Set([...this.subscribers].map((s) => s.actor.sessionId))];
-    if (!sessions.length) return;
-    const revoked = await executeBound<{ id: string }>(this.fork(), 'select id from auth_session where id = any(?::uuid[]) and ts_revoked_at is not null', [sessions]);
-    if (!revoked.length) return;
-    const gone = new Set(revoked.map((r) => r.id));
-    for (const s of [...this.subscribers]) if (gone.has(s.actor.sessionId)) s.end('SESSION_REVOKED');
+  private checkSessions(): Promise<void> {
+    return endLapsedSubscriptions(this.fork(), this.subscribers);
   }
 }
