@@ -8,19 +8,31 @@ import { LiveEvent } from './live.type.js';
 
 type Data = { args: Record<string, unknown>; context: Context };
 
+const SERVED_OVER = 'subscriptions are served over graphql-ws (/graphql) and graphql-sse (/graphql/stream)';
+
+/** The caller and the live doors' hooks of a subscription's context (none when it came as a plain request). */
+export function liveCaller(ctx: Context) {
+  const actor = requireActor(ctx);
+  if (!ctx.live) throw new DomainError('UNAVAILABLE', SERVED_OVER);
+  return { actor, live: ctx.live };
+}
+
+/** A subscription's event; a subscription posted to /graphql runs as a query, without one. */
+export function delivered<T>(e: T | undefined): T {
+  if (!e) throw new DomainError('BAD_REQUEST', SERVED_OVER);
+  return e;
+}
+
 /** A subscription of the caller to the log's events, from the hub of this instance. */
 function follow(data: Data, filter: LiveFilter, record?: { type: string; id: string }) {
-  const ctx = data.context;
-  const actor = requireActor(ctx);
-  if (!ctx.live) throw new DomainError('UNAVAILABLE', 'subscriptions are served over graphql-ws (/graphql) and graphql-sse (/graphql/stream)');
-  return ctx.live.hub.follow(ctx.em, actor, filter, record, ctx.live.onEnd);
+  const { actor, live } = liveCaller(data.context);
+  return live.hub.follow(data.context.em, actor, filter, record, live.onEnd);
 }
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : []);
 
-function asLive(e: RelayedEvent | undefined): LiveEvent {
-  // A subscription posted to /graphql runs as a query, without an event.
-  if (!e) throw new DomainError('BAD_REQUEST', 'subscriptions are served over graphql-ws (/graphql) and graphql-sse (/graphql/stream)');
+function asLive(event: RelayedEvent | undefined): LiveEvent {
+  const e = delivered(event);
   return { id: e.id, str_type: e.str_type, str_record_type: e.str_record_type, record_id: e.record_id, actor_id: e.actor_id, ts_occurred_at: e.ts_occurred_at, payload: JSON.parse(e.str_payload) as Record<string, unknown>, listed: e.listed };
 }
 

@@ -1,7 +1,7 @@
 import { Field, ID, Int, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
-import { requireActor, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { delivered, liveCaller } from '../events/live.resolver.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import { DomainError } from '../../src/shared/errors.js';
 import type { TraceProgressEvent } from '../../src/movements/trace-progress.js';
 
 @ObjectType('TraceProgress', { description: "A phase of one of the subscriber's own traces (its session's): STARTED, WALKED or REUSED, ANSWERED, or FAILED" })
@@ -30,16 +30,12 @@ export class TraceProgressResolver {
   @Subscription(() => TraceProgressType, {
     description: "The phases of the traces this session runs from now on (POST /api/trace, the trace query, its CSV export): never another caller's. A refused question (403, 422) sends nothing",
     subscribe: (data: Data) => {
-      const ctx = data.context;
-      const actor = requireActor(ctx);
-      if (!ctx.live) throw new DomainError('UNAVAILABLE', 'subscriptions are served over graphql-ws (/graphql) and graphql-sse (/graphql/stream)');
-      return ctx.core.traceProgress.subscribe(actor, ctx.live.onEnd);
+      const { actor, live } = liveCaller(data.context);
+      return data.context.core.traceProgress.subscribe(actor, live.onEnd);
     },
   })
   traceProgress(@Root() e: TraceProgressEvent | undefined): TraceProgressType {
-    // A subscription posted to /graphql runs as a query, without an event.
-    if (!e) throw new DomainError('BAD_REQUEST', 'subscriptions are served over graphql-ws (/graphql) and graphql-sse (/graphql/stream)');
     // Only the type's fields are sent (not whose session it is).
-    return e;
+    return delivered(e);
   }
 }
