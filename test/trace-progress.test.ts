@@ -73,6 +73,12 @@ async function until(what: string, check: () => boolean, ms = 15_000): Promise<v
   }
 }
 
+/** `n` subscribers at `a`, and on PostgreSQL its connection LISTENing (a subscriber counts before its LISTEN took effect). */
+function subscribed(a: TestApp, n: number): boolean {
+  const progress = a.service.core.traceProgress;
+  return progress.size >= n && (!process.env.DATABASE_URL || progress.listeningNow);
+}
+
 /** `n` animals identified at the holding's unit now (each one stay there). */
 async function identifyN(on: TestApp, token: string, h: Holding['unit'], n: number): Promise<void> {
   const { codes } = await stockTags(on, h.unitId, n);
@@ -92,7 +98,7 @@ describe('traceProgress over graphql-ws', () => {
     try {
       const own = follow(mine);
       const foreign = follow(theirs);
-      await until('two subscribers', () => app.service.core.traceProgress.size >= 2);
+      await until('two subscribers', () => subscribed(app, 2));
 
       const asked = question(farm);
       const res = await app.call<{ meta: { int_total_results: number }; int_total_establishments: number }>('POST', '/api/trace', { token: farm.owner.access, body: asked });
@@ -139,7 +145,7 @@ describe('traceProgress over graphql-ws', () => {
     const client = wsClient(second, farm.owner.access);
     try {
       const own = follow(client);
-      await until('the subscriber', () => second.service.core.traceProgress.size >= 1);
+      await until('the subscriber', () => subscribed(second, 1));
       expect(app.service.core.traceProgress.size).toBe(0);
       const res = await app.call<{ meta: { int_total_results: number } }>('POST', '/api/trace', { token: farm.owner.access, body: question(farm) });
       expect(res.status).toBe(200);
@@ -178,7 +184,7 @@ describe('traceProgress over graphql-ws', () => {
     const client = wsClient(app, farm.owner.access);
     try {
       const own = follow(client);
-      await until('the subscriber', () => app.service.core.traceProgress.size >= 1);
+      await until('the subscriber', () => subscribed(app, 1));
       // The service's own trace on the real database, but for the walk's statement, which fails.
       const real = app.service.db;
       const failing: Db = { ...real, primary: undefined, bulk: undefined, rows: (q) => (q.sql.includes('trace_runs(') ? Promise.reject(new Error('the walk failed')) : real.rows(q)) };
@@ -200,7 +206,7 @@ describe('traceProgress over graphql-ws', () => {
     try {
       const streamed = follow(sse as unknown as WsClient);
       const socket = follow(ws);
-      await until('two subscribers', () => app.service.core.traceProgress.size >= 2);
+      await until('two subscribers', () => subscribed(app, 2));
       expect((await app.call('POST', '/api/trace', { token: farm.owner.access, body: question(farm) })).status).toBe(200);
       await until('the trace answered on both', () => [streamed, socket].every((f) => f.phases.some((p) => p.str_phase === 'ANSWERED')));
       expect(streamed.phases.map((p) => p.str_phase)).toEqual(['STARTED', 'WALKED', 'ANSWERED']);
