@@ -8,6 +8,7 @@ import { animalBody, identify } from './helpers/identify.js';
 import { holding, type Holding } from './helpers/movements.js';
 import { makeCounty, type TestCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
+import type { TraceProgressEvent } from '../src/movements/trace-progress.js';
 
 /**
  * Issue 24: the traceProgress subscription. A subscriber hears the phases of the traces its own
@@ -23,22 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-interface Phase {
-  run_id: string;
-  str_phase: string;
-  str_seed_kind: string;
-  seed_id: string;
-  str_direction: string;
-  ts_from: string;
-  ts_to: string;
-  int_max_hops: number | null;
-  int_establishments: number | null;
-  int_animals: number | null;
-  int_total_results: number | null;
-  str_error_code: string | null;
-  ts_started_at: string;
-  ts_at: string;
-}
+/** A phase as a subscriber gets it (whose trace it is never reaches the client). */
+type Phase = Omit<TraceProgressEvent, 'user_id' | 'session_id'>;
 
 const QUERY = `subscription { traceProgress { run_id str_phase str_seed_kind seed_id str_direction ts_from ts_to int_max_hops int_establishments int_animals int_total_results str_error_code ts_started_at ts_at } }`;
 
