@@ -11,9 +11,9 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { useApp, type Reply } from './helpers/app.js';
 import { cpf, lastMail, login, makeOrganization, makeUser, member, official, tokenIn, type Person, type Session } from './helpers/factories.js';
-import { makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { unitCode, useCounty } from './helpers/places.js';
 import { vehicleBody } from './helpers/travels.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -435,14 +435,9 @@ interface Case {
   failure?: () => Promise<Failure>;
 }
 
-let app: TestApp;
-let county: TestCounty;
 
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const NEW_PASSWORD = 'a contract passphrase';
 const DAY = 86_400_000;
