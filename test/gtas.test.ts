@@ -2,20 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import type { UserType } from '../src/identity/user.entity.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { cnpj, login, makeUser, member, official as officialIn } from './helpers/factories.js';
-import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { ISO_Z, UUID_RE, unitCode, useCounty, type TestCounty } from './helpers/places.js';
 
-let app: TestApp;
-let county: TestCounty;
-let otherCounty: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-  do otherCounty = await makeCounty(app);
-  while (otherCounty.str_federative_unit === county.str_federative_unit);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
+const otherCounty = useCounty(app, county);
 
 const db = () => app.service.orm.em.fork();
 const DAY = 86_400_000;
