@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { expectStatus, startApp, type TestApp } from './helpers/app.js';
+import { expectStatus, useApp } from './helpers/app.js';
 import { count } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
-import { ISO_Z, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { ISO_Z, unitCode, useCounty } from './helpers/places.js';
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const DAY = 86_400_000;
 

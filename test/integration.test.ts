@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { UserType } from '../src/identity/user.entity.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { login, makeUser, member, official as officialIn } from './helpers/factories.js';
-import { makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { unitCode, useCounty, type TestCounty } from './helpers/places.js';
 
-let app: TestApp;
-let county: TestCounty;
-let otherCounty: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-  do otherCounty = await makeCounty(app);
-  while (otherCounty.str_federative_unit === county.str_federative_unit);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
+const otherCounty = useCounty(app, county);
 
 const db = () => app.service.orm.em.fork();
 const DAY = 86_400_000;
