@@ -2,11 +2,11 @@ import { createClient as createWsClient, type Client as WsClient } from 'graphql
 import { createClient as createSseClient } from 'graphql-sse';
 import type { Db } from '../src/db/sql.js';
 import WebSocket from 'ws';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp, useApp, type TestApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { holding, type Holding } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { useCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
 import type { TraceProgressEvent } from '../src/movements/trace-progress.js';
 
@@ -16,13 +16,8 @@ import type { TraceProgressEvent } from '../src/movements/trace-progress.js';
  * (PostgreSQL: NOTIFY; PGlite: in process), and nothing of another caller's.
  */
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 /** A phase as a subscriber gets it (whose trace it is never reaches the client). */
 type Phase = Omit<TraceProgressEvent, 'user_id' | 'session_id'>;
