@@ -518,6 +518,16 @@ export function benches(animalId: string): Bench[] {
   const establishmentIds = (e: Json, units: Json[], k: { id: string; user: string }) => [e[k.id], ...units.flatMap((u: Json) => [u[k.id], u[k.user]?.[k.id] ?? '-'])];
   const unitCount = (units: number) => `${units} control units`;
   const search = { str_species: 'BOVINE', str_gender: 'FEMALE' };
+  // The service's answers and the raw peer's are the same JSON: one reading serves both.
+  const establishmentsPage = (j: Json): Shape => {
+    const rows = list(j.data, 'establishments');
+    const units = rows.flatMap((e) => list(e.control_units, 'control_units'));
+    return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((e) => establishmentIds(e, e.control_units, { id: 'id', user: 'responsible_user' })), detail: unitCount(units.length) };
+  };
+  const animalsSearchPage = (j: Json): Shape => {
+    const rows = list(j.data, 'animals');
+    return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((a) => [a.id, a.str_current_tag_code, a.str_last_control_unit_code, a.str_establishment_name]) };
+  };
   return [
     {
       title: `a. GraphQL animals(page: {int_max_results: ${PAGE}}) { data { ${serviceTree} } }`,
@@ -574,11 +584,7 @@ export function benches(animalId: string): Bench[] {
         service: {
           method: 'GET',
           path: '/api/establishments',
-          shape: (j) => {
-            const rows = list(j.data, 'establishments');
-            const units = rows.flatMap((e) => list(e.control_units, 'control_units'));
-            return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((e) => establishmentIds(e, e.control_units, { id: 'id', user: 'responsible_user' })), detail: unitCount(units.length) };
-          },
+          shape: establishmentsPage,
         },
         PostGraphile: {
           method: 'POST',
@@ -608,11 +614,7 @@ export function benches(animalId: string): Bench[] {
         raw: {
           method: 'GET',
           path: '/api/establishments',
-          shape: (j) => {
-            const rows = list(j.data, 'establishments');
-            const units = rows.flatMap((e) => list(e.control_units, 'control_units'));
-            return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((e) => establishmentIds(e, e.control_units, { id: 'id', user: 'responsible_user' })), detail: unitCount(units.length) };
-          },
+          shape: establishmentsPage,
         },
       },
     },
@@ -623,10 +625,7 @@ export function benches(animalId: string): Bench[] {
           method: 'POST',
           path: '/api/animals/search',
           body: JSON.stringify(search),
-          shape: (j) => {
-            const rows = list(j.data, 'animals');
-            return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((a) => [a.id, a.str_current_tag_code, a.str_last_control_unit_code, a.str_establishment_name]) };
-          },
+          shape: animalsSearchPage,
         },
         PostGraphile: {
           method: 'POST',
@@ -652,10 +651,7 @@ export function benches(animalId: string): Bench[] {
           method: 'POST',
           path: '/api/animals/search',
           body: JSON.stringify(search),
-          shape: (j) => {
-            const rows = list(j.data, 'animals');
-            return { rows: rows.length, total: j.meta?.int_total_results ?? null, ids: rows.flatMap((a) => [a.id, a.str_current_tag_code, a.str_last_control_unit_code, a.str_establishment_name]) };
-          },
+          shape: animalsSearchPage,
         },
       },
     },

@@ -4,16 +4,12 @@
  * record does not have, where GraphQL answers null. Scalars, GeoJSON Points and lists stay null.
  */
 import { randomInt } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { unitCode } from './helpers/places.js';
 import { renavamCheckDigit } from '../src/transit/vehicle.rules.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 function vehicleBody(over: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { mustPost, useApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { makeCounty, useCounty } from './helpers/places.js';
 import { makeUnit, stockAnimals, stockTags } from './helpers/tags.js';
 import { eventsOf } from './helpers/tags-out.js';
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 interface Animal {
   id: string;

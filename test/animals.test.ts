@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member, official } from './helpers/factories.js';
 import { count, rows } from './helpers/db.js';
 import { animalBody, fieldWork, identify } from './helpers/identify.js';
@@ -8,11 +8,7 @@ import { makeUnit, stockTags } from './helpers/tags.js';
 import { eventsOf } from './helpers/tags-out.js';
 import { appendEvent } from '../src/shared/events.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const COMMON = [
   'id', 'geo_identification', 'int_age_months_at_identification', 'int_weight_kilos_at_identification', 'str_description', 'str_extra_tag', 'str_gender', 'str_name',

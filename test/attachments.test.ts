@@ -3,24 +3,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { expectStatus, mustPost, startApp, type TestApp } from './helpers/app.js';
+import { expectStatus, mustPost, useApp } from './helpers/app.js';
 import { ELF, JPEG, PDF, PNG, WEBP, download, filesUnder, upload } from './helpers/attachments.js';
 import { count, rows } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
 import { holding, issueGta, type Holding } from './helpers/movements.js';
-import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
+import { ISO_Z, UUID_RE, makeCounty, useCounty } from './helpers/places.js';
 import { animalsStaying } from './helpers/stays.js';
 import { eventsOf } from './helpers/tags-out.js';
 
 const MAX = 10 * 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'attachments-test-'));
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp({ ATTACHMENTS_DIR: dir });
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp({ ATTACHMENTS_DIR: dir });
+const county = useCounty(app);
 
 const KEYS = ['id', 'str_record_type', 'record_id', 'str_file_name', 'str_content_type', 'int_size_bytes', 'str_sha256', 'author_user_id', 'str_content_path', 'ts_created_at', 'ts_updated_at'].sort();
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

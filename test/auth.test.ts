@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { hashToken } from '../src/identity/tokens.js';
 import { requestScope, type RequestScope } from '../src/shared/request-scope.js';
-import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { startApp, useApp, type Reply, type TestApp } from './helpers/app.js';
 import { cpf, email, lastMail, login, makeOrganization, makeUser, member, tokenIn, type Person } from './helpers/factories.js';
 
 /** The documented User record (CONTRACT.md "Records that interface.md leaves open"): nothing more, never a hash. */
@@ -25,11 +25,7 @@ const USER_KEYS = [
 
 const NEW_PASSWORD = 'a brand new passphrase';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const whoami = (token: string) => app.call('GET', '/api/whoami', { token });
 const refresh = (token: string) => app.call('POST', '/api/refresh', { body: { refresh_token: token } });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mustPost, startApp, type Reply, type TestApp } from './helpers/app.js';
+import { mustPost, useApp, type Reply } from './helpers/app.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
-import { makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { unitCode, useCounty } from './helpers/places.js';
 import { makeUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
 import { at, transporterWithTruck } from './helpers/travels.js';
 import { upload, PNG } from './helpers/attachments.js';
@@ -12,13 +12,8 @@ import { upload, PNG } from './helpers/attachments.js';
  * is sent twice by organization B's owner, once naming organization A's record and once a random
  * uuid, and the two answers (status and body) must be equal.
  */
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 interface Tenant {
   farm: Holding;

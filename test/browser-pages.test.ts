@@ -9,19 +9,11 @@ import { loadConfig } from '../src/config.js';
 import { DEFAULT_QUERY } from '../src/http/browser-pages.js';
 import { buildOpenApi } from '../rest/openapi.js';
 import { routes } from '../rest/router.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp, useApp, type TestApp } from './helpers/app.js';
 import { makeUser } from './helpers/factories.js';
 
-let app: TestApp;
-let production: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-  production = await startApp({ NODE_ENV: 'production' });
-});
-afterAll(async () => {
-  await app.close();
-  await production.close();
-});
+const app = useApp();
+const production = useApp({ NODE_ENV: 'production' });
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 const CDNS = /cdn\.jsdelivr|unpkg\.com|cdnjs|embeddable-sandbox|apollo-server-landing-page|fonts\.googleapis|fonts\.gstatic|esm\.sh/;

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { verifyChain } from '../src/shared/events.js';
-import { expectStatus, startApp, type TestApp } from './helpers/app.js';
+import { expectStatus, useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { makeUnit, stockAnimals } from './helpers/tags.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 /** Upper case, and every other letter upper case: both name the same record as the lower-case id. */
 const shouts = (id: string) => [id.toUpperCase(), [...id].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('')];

@@ -1,13 +1,9 @@
 import { describeError } from '../graphql/errors.js';
 import { verifyChain } from '../src/shared/events.js';
-import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { useApp, type Reply } from './helpers/app.js';
 import { cnpj, login, makeUser, member, type Person } from './helpers/factories.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp({ LOGIN_LIMIT_PER_LOGIN: '100000' });
-});
-afterAll(() => app.close());
+const app = useApp({ LOGIN_LIMIT_PER_LOGIN: '100000' });
 
 const PAIRS = 40;
 const AT_ONCE = 8;

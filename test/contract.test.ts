@@ -11,10 +11,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { useApp, type Reply } from './helpers/app.js';
 import { cpf, lastMail, login, makeOrganization, makeUser, member, official, tokenIn, type Person, type Session } from './helpers/factories.js';
-import { makeCounty, unitCode, type TestCounty } from './helpers/places.js';
-import { renavamCheckDigit } from '../src/transit/vehicle.rules.js';
+import { unitCode, useCounty } from './helpers/places.js';
+import { vehicleBody } from './helpers/travels.js';
 
 // ---------------------------------------------------------------------------------------------
 // interface.md's endpoint tables
@@ -435,14 +435,9 @@ interface Case {
   failure?: () => Promise<Failure>;
 }
 
-let app: TestApp;
-let county: TestCounty;
 
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const NEW_PASSWORD = 'a contract passphrase';
 const DAY = 86_400_000;
@@ -504,25 +499,6 @@ async function notice(): Promise<Record<string, unknown>> {
 }
 
 const integrationUser = () => official(app, county.id, 'INTEGRATION');
-
-const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-/** Interface.md's Vehicle create body: its nine required strings only. */
-function vehicleBody(): Record<string, string> {
-  const d = () => String(randomInt(10));
-  const l = () => LETTERS[randomInt(26)]!;
-  const first10 = Array.from({ length: 10 }, d).join('');
-  return {
-    str_brand: 'Volvo',
-    str_color: 'Branco',
-    str_fuel: 'DIESEL',
-    str_last_registration: '2024',
-    str_license_plate: `${l()}${l()}${l()}${d()}${l()}${d()}${d()}`,
-    str_model: 'FH 540',
-    str_renavam_number: first10 + renavamCheckDigit(first10),
-    str_type: 'TRUCK',
-    str_year_of_manufacture: '2019',
-  };
-}
 
 /** A user someone else created (POST /api/users), and the confirm-registration token mailed to it. */
 async function registrationToken(): Promise<string> {

@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { useApp, type Reply } from './helpers/app.js';
 import { member, official } from './helpers/factories.js';
-import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { ISO_Z, UUID_RE, unitCode, useCounty } from './helpers/places.js';
 import type { Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import type { UserType } from '../src/identity/user.entity.js';
 import { ControlUnit } from '../src/places/control-unit.entity.js';
 
-let app: TestApp;
-let county: TestCounty;
 
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 /** Besides responsible_user, there only when the unit has one (interface.md: optional, not nullable). */
 const UNIT_KEYS = ['id', 'establishment', 'str_code', 'str_name', 'str_type', 'str_predominant_phase', 'str_predominant_system', 'ts_created_at', 'ts_updated_at'].sort();

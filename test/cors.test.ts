@@ -1,25 +1,15 @@
 /** CORS from the CORS_ORIGINS allow-list, over real HTTP, as a browser sends it. */
 import { ConfigError, loadConfig } from '../src/config.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { rawRequest } from './helpers/raw-http.js';
 
 const FRONTEND = 'http://localhost:5173';
 const OTHER = 'https://evil.example';
 
-let app: TestApp;
-let closed: TestApp;
-let open: TestApp;
-beforeAll(async () => {
-  app = await startApp({ CORS_ORIGINS: `${FRONTEND}, https://app.example.org` });
-  closed = await startApp();
-  open = await startApp({ CORS_ORIGINS: '*' });
-});
-afterAll(async () => {
-  await app.close();
-  await closed.close();
-  await open.close();
-});
+const app = useApp({ CORS_ORIGINS: `${FRONTEND}, https://app.example.org` });
+const closed = useApp();
+const open = useApp({ CORS_ORIGINS: '*' });
 
 const preflight = (a: TestApp, path: string, method: string, origin: string, headers = 'authorization,content-type') =>
   rawRequest(a.url + path, 'OPTIONS', { origin, 'access-control-request-method': method, 'access-control-request-headers': headers });

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { mustPost, startApp, type Reply, type TestApp } from './helpers/app.js';
+import { mustPost, useApp, type Reply } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { member } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { useCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
 
 /**
@@ -25,13 +25,8 @@ function expectValidEpcis(doc: unknown): void {
   if (!ok) throw new Error(`not valid EPCIS 2.0: ${JSON.stringify(validate.errors?.slice(0, 5), null, 1)}`);
 }
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 interface EpcisEvent {
   type: string;

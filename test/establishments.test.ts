@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { useApp, type Reply } from './helpers/app.js';
 import { cnpj, cpf, email, lastMail, login, makeUser, member, tokenIn, official as officialIn } from './helpers/factories.js';
-import { ISO_Z, UUID_RE, carOf, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { ISO_Z, UUID_RE, carOf, makeCounty, unitCode, useCounty, type TestCounty } from './helpers/places.js';
 import type { Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import { User, type UserType } from '../src/identity/user.entity.js';
 import { Establishment } from '../src/places/establishment.entity.js';
 
-let app: TestApp;
-let county: TestCounty;
 
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const UNRESTRICTED_KEYS = [
   'id', 'bl_move_with_tag_reading', 'str_name', 'str_type', 'str_status', 'ts_created_at', 'ts_updated_at', 'control_units',

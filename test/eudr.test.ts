@@ -1,22 +1,17 @@
 import { getIssues } from '@placemarkio/check-geojson';
-import { mustPost, startApp, type Reply, type TestApp } from './helpers/app.js';
+import { mustPost, startApp, useApp, type Reply } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { login, makeUser, member, official } from './helpers/factories.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { makeCounty, useCounty } from './helpers/places.js';
 import { animalsStaying, moveAnimals } from './helpers/stays.js';
 
 /**
  * EUDR due diligence (issue 22): a lot's holdings as RFC 7946 GeoJSON for TRACES and the verdict
  * beside it. Every GeoJSON answer is read as text and checked by @placemarkio/check-geojson.
  */
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const today = () => new Date().toISOString().slice(0, 10);
 

@@ -1,10 +1,10 @@
 import { verifyChain } from '../src/shared/events.js';
-import { expectStatus, mustPost, startApp, type TestApp } from './helpers/app.js';
+import { expectStatus, mustPost, useApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
 import { official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { useCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
 import { eventsOf } from './helpers/tags-out.js';
 
@@ -14,13 +14,8 @@ import { eventsOf } from './helpers/tags-out.js';
  * before (the same name, time, actor, changes and refs), and verifyChain recomputes the list.
  */
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const em = () => app.service.orm.em.fork();
 const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Query } from '../src/db/sql.js';
 import { appendEvents, verifyChain, type EventInput } from '../src/shared/events.js';
 import { recordHistory } from '../src/shared/history.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp, useApp, type TestApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { member } from './helpers/factories.js';
 import { scratchDatabase } from './helpers/scratch-db.js';
@@ -15,11 +15,7 @@ const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 const YEAR = 1_000_000_000_000n;
 const thisYear = new Date().getUTCFullYear();
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const partitionsOf = async (on: TestApp, table: string): Promise<string[]> =>
   (await rows<{ name: string }>(on, `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = ?::regclass order by 1`, [table])).map((r) => r.name);

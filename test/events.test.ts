@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendEvents, verifyChain, type EventInput } from '../src/shared/events.js';
 import { requestScope } from '../src/shared/request-scope.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { cnpj, cpf, email, login, makeUser, member } from './helpers/factories.js';
 
 interface EventRow {
@@ -14,11 +14,7 @@ interface EventRow {
   str_payload: string;
 }
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const em = () => app.service.orm.em.fork();
 const eventsOf = (recordId: string) => em().execute<EventRow[]>('select * from event where record_id = ? order by seq', [recordId]);

@@ -1,12 +1,8 @@
 import { buildClientSchema, getIntrospectionQuery, getNamedType, isInputObjectType, type GraphQLSchema } from 'graphql';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { animalBody, fieldWork, identify } from './helpers/identify.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const ANIMALS = `query ($where: AnimalFilter, $orderBy: AnimalOrder, $filter: JSONObject) {
   animals(where: $where, orderBy: $orderBy, filter: $filter) { data { id str_name str_gender } meta { int_total_results } }

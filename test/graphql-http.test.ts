@@ -4,13 +4,9 @@
  * without a preflight header, which Apollo's CSRF prevention refuses on purpose (test/cors.test.ts).
  */
 import { auditServer } from 'graphql-http';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 test('graphql-http audit: 0 MUST failures, 0 SHOULD warnings', async () => {
   const results = await auditServer({ url: `${app.url}/graphql` });

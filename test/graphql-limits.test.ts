@@ -1,16 +1,8 @@
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 
-let app: TestApp;
-let production: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-  production = await startApp({ NODE_ENV: 'production' });
-});
-afterAll(async () => {
-  await app.close();
-  await production.close();
-});
+const app = useApp();
+const production = useApp({ NODE_ENV: 'production' });
 
 const nest = (depth: number): string => {
   let q = 'id';

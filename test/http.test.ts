@@ -5,14 +5,10 @@ import { User } from '../src/identity/user.entity.js';
 import { createService } from '../src/server.js';
 import { authRoutes } from '../rest/auth.routes.js';
 import { routes } from '../rest/router.js';
-import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { useApp, type Reply, type TestApp } from './helpers/app.js';
 import { cpf, email, makeUser, member, type Person } from './helpers/factories.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const sessionsOf = (person: Person) => app.service.orm.em.fork().count(AuthSession, { user_id: person.user.id });
 

@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { cnpj, cpf, email, member } from './helpers/factories.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const key = () => `key-${randomUUID()}`;
 const orgBody = () => ({ str_name: 'Fazenda Boa Vista', str_document: cnpj() });

@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { makeUnit, stockTags } from './helpers/tags.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const fieldsOf = (body: { error?: string; detail?: { fields?: Record<string, string[]> } }) => ({ error: body.error, fields: Object.keys(body.detail?.fields ?? {}) });
 

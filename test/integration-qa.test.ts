@@ -1,27 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { expectStatus, startApp, type TestApp } from './helpers/app.js';
+import { expectStatus, useApp } from './helpers/app.js';
 import { count } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
-import { ISO_Z, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { ISO_Z, useCounty } from './helpers/places.js';
+import { makeUnit } from './helpers/tags.js';
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const DAY = 86_400_000;
 
-async function place(orgId: string): Promise<string> {
-  const establishmentId = randomUUID();
-  const code = unitCode();
-  const em = app.service.orm.em.fork();
-  await em.execute(`insert into establishment (id, organization_id, county_id, str_name, str_type) values (?, ?, ?, 'Fazenda', 'FARM')`, [establishmentId, orgId, county.id]);
-  await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, 'Retiro', 'PRODUCTION')`, [randomUUID(), establishmentId, code]);
-  return code;
-}
+const place = async (orgId: string): Promise<string> => (await makeUnit(app, orgId, county)).code;
 
 async function setup() {
   const caller = await official(app, county.id, 'INTEGRATION');

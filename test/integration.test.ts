@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { UserType } from '../src/identity/user.entity.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { login, makeUser, member, official as officialIn } from './helpers/factories.js';
-import { makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { useCounty, type TestCounty } from './helpers/places.js';
+import { makeUnit } from './helpers/tags.js';
 
-let app: TestApp;
-let county: TestCounty;
-let otherCounty: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-  do otherCounty = await makeCounty(app);
-  while (otherCounty.str_federative_unit === county.str_federative_unit);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
+const otherCounty = useCounty(app, county);
 
 const db = () => app.service.orm.em.fork();
 const DAY = 86_400_000;
@@ -25,15 +19,7 @@ const UNRESTRICTED_KEYS = [
   'str_responsible_user_name', 'str_socioenvironmental_status',
 ].sort();
 
-async function place(orgId: string, c: TestCounty = county): Promise<{ establishmentId: string; unitId: string; code: string }> {
-  const establishmentId = randomUUID();
-  const unitId = randomUUID();
-  const code = unitCode();
-  const em = db();
-  await em.execute(`insert into establishment (id, organization_id, county_id, str_name, str_type) values (?, ?, ?, 'Fazenda', 'FARM')`, [establishmentId, orgId, c.id]);
-  await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type) values (?, ?, ?, 'Retiro', 'PRODUCTION')`, [unitId, establishmentId, code]);
-  return { establishmentId, unitId, code };
-}
+const place = (orgId: string, c: TestCounty = county) => makeUnit(app, orgId, c);
 
 const official = (c: TestCounty, type: UserType = 'INTEGRATION') => officialIn(app, c.id, type);
 

@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
-import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { ISO_Z, UUID_RE, unitCode, useCounty } from './helpers/places.js';
 import { Invite } from '../src/access/invite.entity.js';
 import { InviteRequest } from '../src/access/invite-request.entity.js';
 
-let app: TestApp;
-let county: TestCounty;
 
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const db = () => app.service.orm.em.fork();
 const KEYS = ['id', 'control_unit_id', 'control_unit', 'user', 'invite_id', 'str_movimentation_type', 'str_type', 'str_message', 'str_status', 'ts_decided_at', 'ts_created_at', 'ts_updated_at'].sort();

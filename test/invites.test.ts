@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { cpf, email, lastMail, login, makeUser, member, tokenIn, type Person, type Session } from './helpers/factories.js';
-import { ISO_Z, UUID_RE, makeCounty, unitCode, type TestCounty } from './helpers/places.js';
+import { ISO_Z, UUID_RE, unitCode, useCounty } from './helpers/places.js';
 import { Invite } from '../src/access/invite.entity.js';
 import { User } from '../src/identity/user.entity.js';
 
-let app: TestApp;
-let county: TestCounty;
 
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const db = () => app.service.orm.em.fork();
 const invitesOfUnit = (unitId: string) => db().find(Invite, { control_unit_id: unitId });

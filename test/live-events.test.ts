@@ -2,12 +2,12 @@ import { createClient as createWsClient, type Client as WsClient } from 'graphql
 import { createClient as createSseClient } from 'graphql-sse';
 import WebSocket from 'ws';
 import { appendEvent } from '../src/shared/events.js';
-import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { mustPost, useApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { member } from './helpers/factories.js';
 import { egressRead, holding, type Holding } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { useCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
 
 /**
@@ -16,13 +16,8 @@ import { stockTags } from './helpers/tags.js';
  * PostgreSQL and on PGlite (the hub needs no EVENTS_OUT).
  */
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp({ EVENTS_OUT_POLL_MS: '20', GRAPHQL_MAX_ALIASES: '10' });
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp({ EVENTS_OUT_POLL_MS: '20', GRAPHQL_MAX_ALIASES: '10' });
+const county = useCounty(app);
 // Each test counts its own subscribers: the previous test's are gone first.
 beforeEach(() => until('no subscribers left', () => app.service.live.size === 0));
 

@@ -1,14 +1,10 @@
 /** /metrics over real HTTP, read by a Prometheus text-format parser. */
 import parsePrometheusTextFormat, { type Family, type Sample } from 'parse-prometheus-text-format';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp, useApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 
 const TOKEN = 'metrics-token-0123456789';
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 interface Scrape {
   /** Each family with its declared type (the parser throws on a line that is not the text format). */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mustPost, startApp, type Reply, type TestApp } from './helpers/app.js';
+import { mustPost, useApp, type Reply } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { useCounty } from './helpers/places.js';
 import { freshCodeBlock, codeAt, stockAnimals } from './helpers/tags.js';
 
 /**
@@ -12,13 +12,8 @@ import { freshCodeBlock, codeAt, stockAnimals } from './helpers/tags.js';
  * times are measured by bench/movements.ts, never asserted here.
  */
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 function ok(res: Reply, status = 200): Reply {
   expect({ status: res.status, body: res.status === status ? undefined : res.body }).toEqual({ status, body: undefined });

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { expectStatus, mustPost, startApp, type Reply, type TestApp } from './helpers/app.js';
+import { expectStatus, mustPost, useApp, type Reply } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
-import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
+import { ISO_Z, UUID_RE, useCounty } from './helpers/places.js';
 import { animalsStaying, moveAnimals, staysOf } from './helpers/stays.js';
 import { makeUnit, ownerWithUnit, stockTags } from './helpers/tags.js';
 import { eventsOf } from './helpers/tags-out.js';
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const OCCURRENCE_KEYS = [
   'id', 'str_type', 'str_status', 'control_unit_id', 'str_control_unit_code', 'str_establishment_name', 'animal_id', 'tag_id', 'animals_egress_id', 'animals_ingress_id', 'gta_id', 'travel_id',

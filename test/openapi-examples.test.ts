@@ -1,10 +1,6 @@
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document read as it comes
 type Json = Record<string, any>;

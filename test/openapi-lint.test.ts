@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { checkAnswer } from './helpers/openapi-check.js';
 
 /**
@@ -12,21 +12,17 @@ import { checkAnswer } from './helpers/openapi-check.js';
  * rules, examples checked against their schemas) with no error and no warning, and swagger-parser's
  * validation. Both run offline on a copy written to a temporary file.
  */
-let app: TestApp;
+const app = useApp();
 let dir: string;
 let file: string;
 beforeAll(async () => {
-  app = await startApp();
   dir = mkdtempSync(join(tmpdir(), 'openapi-'));
   file = join(dir, 'openapi.json');
   const res = await app.call('GET', '/api/openapi.json');
   expect(res.status).toBe(200);
   writeFileSync(file, JSON.stringify(res.body));
 });
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await app.close();
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const REDOCLY = new URL('../node_modules/@redocly/cli/bin/cli.js', import.meta.url).pathname;
 

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { cnpj, login, makeOrganization, makeUser, member, type Person } from './helpers/factories.js';
 import { Membership, type Role } from '../src/identity/membership.entity.js';
 import { Organization } from '../src/identity/organization.entity.js';
 
-let app: TestApp;
 let adminToken: string;
 
+const app = useApp();
 beforeAll(async () => {
-  app = await startApp();
   adminToken = (await login(app, await makeUser(app, { admin: true }))).access;
 });
-afterAll(() => app.close());
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

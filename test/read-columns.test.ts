@@ -6,15 +6,11 @@ import { controlUnitSource } from '../src/places/control-unit.reader.js';
 import { countySource } from '../src/places/county.reader.js';
 import { establishmentSource } from '../src/places/establishment.reader.js';
 import { tagSource } from '../src/tags/tag.reader.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { makeUser, member } from './helpers/factories.js';
 import { makeUnit, stockAnimals } from './helpers/tags.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 /**
  * Reads narrowed to the columns a query selects (graphql/columns.ts): a source's column list is

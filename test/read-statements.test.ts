@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { pgDb, type Db, type Query } from '../src/db/sql.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { makeUser, member } from './helpers/factories.js';
 import { makeUnit, stockAnimals } from './helpers/tags.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  // The actor cache on, as in production: a token's requests after its first run no authentication statement.
-  app = await startApp({ ACTOR_CACHE: 'true' });
-});
+// The actor cache on, as in production: a token's requests after its first run no authentication statement.
+const app = useApp({ ACTOR_CACHE: 'true' });
 
 /** The token's first request: after it the session is in the actor cache (src/identity/actor-cache.ts). */
 async function warm(token: string): Promise<void> {
@@ -17,7 +14,6 @@ async function warm(token: string): Promise<void> {
   expect(first.status).toBe(200);
   expect((await app.call('GET', '/api/whoami', { token })).sql).toBe(first.sql - 1);
 }
-afterAll(() => app.close());
 
 /**
  * Issue 8: the four requests of the peers bench at most 3 SQL statements each (authentication

@@ -1,6 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp, useApp } from './helpers/app.js';
 import { cnpj, login, makeUser, member } from './helpers/factories.js';
 
 /** A TCP proxy to PostgreSQL the test can cut and restore: the database "goes away" for real. */
@@ -30,11 +30,7 @@ function databaseProxy(target: URL) {
 }
 
 describe('answers at rest and in flight', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startApp({ SMTP_URL: 'smtp://127.0.0.1:1' });
-  });
-  afterAll(() => app.close());
+  const app = useApp({ SMTP_URL: 'smtp://127.0.0.1:1' });
 
   test('with SMTP configured, sent_message keeps no usable code; every /api and /graphql answer is no-store', async () => {
     const person = await makeUser(app);

@@ -3,7 +3,7 @@ import { TWO_SIDED_HOLDERS } from '../src/db/migrations/Migration0049EgressHolde
 import { animalScope } from '../src/animals/animal.reader.js';
 import type { Db, Query } from '../src/db/sql.js';
 import { establishmentPolicy } from '../src/places/establishment.policy.js';
-import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { mustPost, useApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
@@ -13,11 +13,7 @@ import { share } from './helpers/sharing.js';
 import { makeUnit, stockAnimals, stockTags } from './helpers/tags.js';
 import { createEgress, createIngress, evaluate, ranges } from './helpers/transfer.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 /** Rows of every holder table at these units whose holder columns differ from what the joins say. */
 async function mismatches(unitIds: string[]): Promise<Record<string, number>> {

@@ -1,4 +1,4 @@
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp, type TestApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { makeUser } from './helpers/factories.js';
 
@@ -29,11 +29,7 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promis
 }
 
 describe('the development outbox (no SMTP)', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startApp();
-  });
-  afterAll(() => app.close());
+  const app = useApp();
 
   test('keeps the code readable until it expires, then only the redacted message', async () => {
     const person = await makeUser(app);
@@ -57,12 +53,8 @@ describe('the development outbox (no SMTP)', () => {
 });
 
 describe('with SMTP configured', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    // Nothing listens there: every delivery fails, and says so.
-    app = await startApp({ SMTP_URL: 'smtp://127.0.0.1:1' });
-  });
-  afterAll(() => app.close());
+  // Nothing listens there: every delivery fails, and says so.
+  const app = useApp({ SMTP_URL: 'smtp://127.0.0.1:1' });
 
   test('no code is ever at rest; the delivery status is recorded', async () => {
     const person = await makeUser(app);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectStatus, startApp, type TestApp } from './helpers/app.js';
+import { expectStatus, useApp } from './helpers/app.js';
 import { TestClock } from './helpers/clock.js';
 import { count } from './helpers/db.js';
 import { login, makeOrganization, member, type Person } from './helpers/factories.js';
@@ -16,14 +16,13 @@ import { makeUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags
  * GTA, an egress, an ingress, a travel and an occurrence at U1; grantees of fresh organizations.
  */
 const clock = new TestClock();
-let app: TestApp;
 let farm: Holding;
 let u1b: TestUnit;
 let u2: TestUnit;
 const ids: Record<'a1' | 'b1' | 'c1' | 'tag' | 'box' | 'gta' | 'egress' | 'ingress' | 'occurrence' | 'travel' | 'freeCode', string> = {} as never;
 
+const app = useApp({}, clock);
 beforeAll(async () => {
-  app = await startApp({}, clock);
   const county = await makeCounty(app);
   farm = await holding(app, county, 'FARM');
   const feedlot = await holding(app, county, 'FEEDLOT');
@@ -49,7 +48,6 @@ beforeAll(async () => {
   ids.travel = randomUUID();
   await em.execute(`insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id) values (?, ?, ?, ?, ?)`, [ids.travel, vehicle.id, driver.user.id, farm.unit.unitId, feedlot.unit.unitId]);
 });
-afterAll(() => app.close());
 afterEach(() => clock.release());
 
 type Kind = 'ANIMALS' | 'TAGS' | 'MOVEMENTS' | 'PLACES' | 'ALL';

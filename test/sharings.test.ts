@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectStatus, startApp, type TestApp } from './helpers/app.js';
+import { expectStatus, useApp } from './helpers/app.js';
 import { TestClock } from './helpers/clock.js';
 import { count, rows } from './helpers/db.js';
 import { login, makeUser, member } from './helpers/factories.js';
@@ -8,11 +8,7 @@ import { SHARING_KEYS, share } from './helpers/sharing.js';
 import { makeUnit } from './helpers/tags.js';
 
 const clock = new TestClock();
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp({}, clock);
-});
-afterAll(() => app.close());
+const app = useApp({}, clock);
 afterEach(() => clock.release());
 
 /** An owner of a fresh organization with one establishment and unit, and a user and an organization to share with. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig, ConfigError } from '../src/config.js';
-import { expectStatus, startApp, type Reply, type TestApp } from './helpers/app.js';
+import { expectStatus, startApp, useApp, type Reply, type TestApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
 import { PASSWORD, lastMail, login, makeOrganization, makeUser, member } from './helpers/factories.js';
 import { ISO_Z } from './helpers/places.js';
@@ -8,11 +8,7 @@ import { animalsStaying } from './helpers/stays.js';
 import { makeUnit, ownerWithUnit, stockTags } from './helpers/tags.js';
 import { eventsOf, setStatus } from './helpers/tags-out.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp({ USER_FEATURES_DEFAULT: 'new-map, reports' });
-});
-afterAll(() => app.close());
+const app = useApp({ USER_FEATURES_DEFAULT: 'new-map, reports' });
 
 const admin = async (a: TestApp = app) => {
   const person = await makeUser(a, { admin: true });

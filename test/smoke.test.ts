@@ -1,11 +1,7 @@
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { cpf, email, member } from './helpers/factories.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 test('an owner signs in and reads itself over REST and GraphQL', async () => {
   const owner = await member(app);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { mustPost, useApp } from './helpers/app.js';
 import { count, rows } from './helpers/db.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
 import { makeCounty } from './helpers/places.js';
@@ -15,7 +15,6 @@ import { fromConstraintViolation } from '../src/shared/errors.js';
  * deleted or re-keyed (RESTRICT), or takes its children with it (CASCADE), or leaves them unnamed (SET NULL).
  */
 
-let app: TestApp;
 let farm: Holding;
 let feedlot: Holding;
 
@@ -29,13 +28,12 @@ async function bareAnimal(unit: { unitId: string; establishmentId: string }): Pr
   return id;
 }
 
+const app = useApp();
 beforeAll(async () => {
-  app = await startApp();
   const county = await makeCounty(app);
   farm = await holding(app, county, 'FARM');
   feedlot = await holding(app, county, 'FEEDLOT');
 });
-afterAll(() => app.close());
 
 test('the stay\'s keys are no longer PostgreSQL constraints but triggers on both sides; the animal\'s unit still is one', async () => {
   const names = STATEMENT_KEYS.map((k) => k.name);

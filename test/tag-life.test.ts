@@ -1,5 +1,5 @@
 import { verifyChain } from '../src/shared/events.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { makeUnit, type TestUnit } from './helpers/tags.js';
@@ -12,21 +12,19 @@ import { createEgress, createIngress, evaluate, ranges, type Box, type Rec } fro
  * animal's death. Stages share state and run in order.
  */
 
-let app: TestApp;
 type Member = Awaited<ReturnType<typeof member>>;
 let owner: Member;
 let operator: Member;
 let stockUnit: TestUnit;
 let farm: TestUnit;
 
+const app = useApp();
 beforeAll(async () => {
-  app = await startApp();
   owner = await member(app);
   operator = await member(app, 'OPERATOR', owner.org);
   stockUnit = await makeUnit(app, owner.org.id, undefined, 'TAG_STOCK');
   farm = await makeUnit(app, owner.org.id);
 });
-afterAll(() => app.close());
 
 /** A tag as GET /api/tags reads it: the fields this test looks at. */
 type TagRead = Pick<TagRow, 'id' | 'str_code' | 'str_status' | 'animal_id' | 'tags_reservation_id'> & { last_control_unit_id: string | null };

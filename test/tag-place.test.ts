@@ -1,4 +1,4 @@
-import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { mustPost, useApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
 import { makeCounty } from './helpers/places.js';
@@ -10,7 +10,6 @@ import { stockAnimals, stockTags } from './helpers/tags.js';
  * place where that happened, and stays there when its animal moves on.
  */
 
-let app: TestApp;
 let farm: Holding;
 let feedlot: Holding;
 let herd: Awaited<ReturnType<typeof stockAnimals>>;
@@ -35,14 +34,13 @@ async function move(from: Holding, to: Holding, codes: string[]): Promise<void> 
   expect(finished.body.data.str_status).toBe('RECEIVED');
 }
 
+const app = useApp();
 beforeAll(async () => {
-  app = await startApp();
   const county = await makeCounty(app);
   farm = await holding(app, county, 'FARM');
   feedlot = await holding(app, county, 'FEEDLOT');
   herd = await stockAnimals(app, farm.unit.unitId, 3);
 });
-afterAll(() => app.close());
 
 test('a moved animal\'s tag is read at its new unit, and the move wrote no tag row', async () => {
   const before = await tagRows(herd.tagIds);

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { ISO_Z, UUID_RE } from './helpers/places.js';
 import { makeUnit, stockTags, type TestUnit } from './helpers/tags.js';
 import { count } from './helpers/db.js';
 import { createEgress, createIngress, evaluate, ranges, tagStatuses, type Box } from './helpers/transfer.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const db = () => app.service.orm.em.fork();
 

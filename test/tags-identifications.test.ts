@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { count, rows } from './helpers/db.js';
 import { animalBody, fieldWork, identify } from './helpers/identify.js';
@@ -7,11 +7,7 @@ import { ISO_Z, UUID_RE } from './helpers/places.js';
 import { makeUnit, stockAnimals, stockTags } from './helpers/tags.js';
 import { eventsOf } from './helpers/tags-out.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const KEYS = ['id', 'control_unit_id', 'control_unit', 'operator_user_id', 'int_animal_count', 'animals', 'ts_unsafe_client_created_at', 'ts_created_at', 'ts_updated_at'].sort();
 const PARTIAL_KEYS = ['id', 'control_unit_id', 'str_control_unit_code', 'str_establishment_name', 'operator_user_id', 'int_animal_count', 'ts_unsafe_client_created_at', 'ts_created_at', 'ts_updated_at'].sort();

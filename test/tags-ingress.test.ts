@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { fromConstraintViolation } from '../src/shared/errors.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { ISO_Z, UUID_RE } from './helpers/places.js';
 import { codeAt, freshCodeBlock, ownerWithUnit, type TestUnit } from './helpers/tags.js';
 import { count } from './helpers/db.js';
 import { INGRESS_BOX_KEYS, INGRESS_KEYS, type Box, createIngress, evaluate, ranges, tagStatuses } from './helpers/transfer.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const db = () => app.service.orm.em.fork();
 

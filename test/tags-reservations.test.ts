@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { count, rows } from './helpers/db.js';
 import { fieldWork, identify, animalBody } from './helpers/identify.js';
 import { ISO_Z, UUID_RE } from './helpers/places.js';
 import { makeUnit, stockTags } from './helpers/tags.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const KEYS = ['id', 'str_name', 'int_quantity', 'str_status', 'ts_created_at', 'ts_updated_at', 'control_unit', 'control_unit_id', 'operator_user_id', 'str_begin', 'str_description', 'str_finish', 'str_label'].sort();
 

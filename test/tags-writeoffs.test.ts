@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mustPost, startApp, type TestApp } from './helpers/app.js';
+import { mustPost, useApp } from './helpers/app.js';
 import { count } from './helpers/db.js';
 import { makeUser, login, member, official } from './helpers/factories.js';
-import { ISO_Z, UUID_RE, makeCounty, type TestCounty } from './helpers/places.js';
+import { ISO_Z, UUID_RE, useCounty } from './helpers/places.js';
 import { makeUnit, ownerWithUnit, stockAnimals, stockTags, type TestUnit } from './helpers/tags.js';
 import { TAG_KEYS, animalRows, eventsOf, expectUsedBy, reservationStatus, reserveOverHttp, reserveTags, setStatus, statusCounts, tagRows } from './helpers/tags-out.js';
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
 const WRITEOFF_KEYS = ['id', 'str_reason', 'str_reason_description', 'control_unit', 'operator_user', 'tags', 'ts_unsafe_client_created_at', 'ts_created_at', 'ts_updated_at'].sort();
 const PARTIAL_KEYS = [

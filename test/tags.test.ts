@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { member, official } from './helpers/factories.js';
 import { ISO_Z, UUID_RE, makeCounty } from './helpers/places.js';
 import { makeUnit, stockTags } from './helpers/tags.js';
 import { TAGS_BOX_KEYS } from './helpers/transfer.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const db = () => app.service.orm.em.fork();
 

@@ -1,6 +1,6 @@
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { startApp, type Reply, type TestApp } from './helpers/app.js';
+import { useApp, type Reply } from './helpers/app.js';
 import { login, makeUser, member } from './helpers/factories.js';
 
 const SECRET = 'test-secret-test-secret-test-secret-0123';
@@ -8,11 +8,7 @@ const ISSUER = 'livestock-traceability';
 const AUDIENCE = 'livestock-traceability-api';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 const parts = (token: string) => {

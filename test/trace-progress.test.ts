@@ -2,12 +2,13 @@ import { createClient as createWsClient, type Client as WsClient } from 'graphql
 import { createClient as createSseClient } from 'graphql-sse';
 import type { Db } from '../src/db/sql.js';
 import WebSocket from 'ws';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp, useApp, type TestApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { holding, type Holding } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { useCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
+import type { TraceProgressEvent } from '../src/movements/trace-progress.js';
 
 /**
  * Issue 24: the traceProgress subscription. A subscriber hears the phases of the traces its own
@@ -15,30 +16,11 @@ import { stockTags } from './helpers/tags.js';
  * (PostgreSQL: NOTIFY; PGlite: in process), and nothing of another caller's.
  */
 
-let app: TestApp;
-let county: TestCounty;
-beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
-});
-afterAll(() => app.close());
+const app = useApp();
+const county = useCounty(app);
 
-interface Phase {
-  run_id: string;
-  str_phase: string;
-  str_seed_kind: string;
-  seed_id: string;
-  str_direction: string;
-  ts_from: string;
-  ts_to: string;
-  int_max_hops: number | null;
-  int_establishments: number | null;
-  int_animals: number | null;
-  int_total_results: number | null;
-  str_error_code: string | null;
-  ts_started_at: string;
-  ts_at: string;
-}
+/** A phase as a subscriber gets it (whose trace it is never reaches the client). */
+type Phase = Omit<TraceProgressEvent, 'user_id' | 'session_id'>;
 
 const QUERY = `subscription { traceProgress { run_id str_phase str_seed_kind seed_id str_direction ts_from ts_to int_max_hops int_establishments int_animals int_total_results str_error_code ts_started_at ts_at } }`;
 
@@ -73,6 +55,12 @@ async function until(what: string, check: () => boolean, ms = 15_000): Promise<v
   }
 }
 
+/** `n` subscribers at `a`, and on PostgreSQL its connection LISTENing (a subscriber counts before its LISTEN took effect). */
+function subscribed(a: TestApp, n: number): boolean {
+  const progress = a.service.core.traceProgress;
+  return progress.size >= n && (!process.env.DATABASE_URL || progress.listeningNow);
+}
+
 /** `n` animals identified at the holding's unit now (each one stay there). */
 async function identifyN(on: TestApp, token: string, h: Holding['unit'], n: number): Promise<void> {
   const { codes } = await stockTags(on, h.unitId, n);
@@ -92,7 +80,7 @@ describe('traceProgress over graphql-ws', () => {
     try {
       const own = follow(mine);
       const foreign = follow(theirs);
-      await until('two subscribers', () => app.service.core.traceProgress.size >= 2);
+      await until('two subscribers', () => subscribed(app, 2));
 
       const asked = question(farm);
       const res = await app.call<{ meta: { int_total_results: number }; int_total_establishments: number }>('POST', '/api/trace', { token: farm.owner.access, body: asked });
@@ -139,7 +127,7 @@ describe('traceProgress over graphql-ws', () => {
     const client = wsClient(second, farm.owner.access);
     try {
       const own = follow(client);
-      await until('the subscriber', () => second.service.core.traceProgress.size >= 1);
+      await until('the subscriber', () => subscribed(second, 1));
       expect(app.service.core.traceProgress.size).toBe(0);
       const res = await app.call<{ meta: { int_total_results: number } }>('POST', '/api/trace', { token: farm.owner.access, body: question(farm) });
       expect(res.status).toBe(200);
@@ -178,7 +166,7 @@ describe('traceProgress over graphql-ws', () => {
     const client = wsClient(app, farm.owner.access);
     try {
       const own = follow(client);
-      await until('the subscriber', () => app.service.core.traceProgress.size >= 1);
+      await until('the subscriber', () => subscribed(app, 1));
       // The service's own trace on the real database, but for the walk's statement, which fails.
       const real = app.service.db;
       const failing: Db = { ...real, primary: undefined, bulk: undefined, rows: (q) => (q.sql.includes('trace_runs(') ? Promise.reject(new Error('the walk failed')) : real.rows(q)) };
@@ -200,7 +188,7 @@ describe('traceProgress over graphql-ws', () => {
     try {
       const streamed = follow(sse as unknown as WsClient);
       const socket = follow(ws);
-      await until('two subscribers', () => app.service.core.traceProgress.size >= 2);
+      await until('two subscribers', () => subscribed(app, 2));
       expect((await app.call('POST', '/api/trace', { token: farm.owner.access, body: question(farm) })).status).toBe(200);
       await until('the trace answered on both', () => [streamed, socket].every((f) => f.phases.some((p) => p.str_phase === 'ANSWERED')));
       expect(streamed.phases.map((p) => p.str_phase)).toEqual(['STARTED', 'WALKED', 'ANSWERED']);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { holding, type Holding } from './helpers/movements.js';
 import { makeCounty, unitCode } from './helpers/places.js';
 
@@ -11,7 +11,6 @@ import { makeCounty, unitCode } from './helpers/places.js';
  * On random small networks, every stay the definition reaches is reached with the same fewest
  * moves and the same earliest (backward: latest) exposure, and nothing else is.
  */
-let app: TestApp;
 let places: Holding[];
 let vehicleId: string;
 const BASE = Date.UTC(2026, 0, 1);
@@ -24,14 +23,13 @@ const plate = () => {
 };
 const at = (h: number) => new Date(BASE + h * HOUR);
 
+const app = useApp();
 beforeAll(async () => {
-  app = await startApp();
   const county = await makeCounty(app);
   places = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT'].map((t) => holding(app, county, t)));
   vehicleId = randomUUID();
   await app.service.orm.em.fork().execute(`insert into vehicle (id, organization_id, str_license_plate) values (?, ?, ?)`, [vehicleId, places[0]!.owner.org.id, plate()]);
 });
-afterAll(() => app.close());
 
 interface Stay {
   id: number;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { SET_HOLDER_OF_UNIT } from '../src/places/unit-holder.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { official } from './helpers/factories.js';
 import { holding, type Holding } from './helpers/movements.js';
-import { makeCounty, type TestCounty } from './helpers/places.js';
+import { makeCounty, useCounty } from './helpers/places.js';
 
 /**
  * A hand-drawn network (days from 2026-01-01):
@@ -13,8 +13,6 @@ import { makeCounty, type TestCounty } from './helpers/places.js';
  *   e1–e5 at the AUCTION 11.5–11.8 (the co-location with a1–a10), then the SLAUGHTERHOUSE (12–)
  * The farm → auction leg of a1 went under a GTA.
  */
-let app: TestApp;
-let county: TestCounty;
 let farm: Holding, auction: Holding, feedlot1: Holding, feedlot2: Holding, slaughterhouse: Holding;
 const animals: Record<string, string> = {};
 let gtaCode: string;
@@ -23,9 +21,9 @@ const BASE = Date.UTC(2026, 0, 1);
 const day = (n: number) => new Date(BASE + n * 86_400_000).toISOString();
 const names = (prefix: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${from + i}`);
 
+const app = useApp();
+const county = useCounty(app);
 beforeAll(async () => {
-  app = await startApp();
-  county = await makeCounty(app);
   [farm, auction, feedlot1, feedlot2, slaughterhouse] = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT', 'FEEDLOT', 'SLAUGHTERHOUSE'].map((t) => holding(app, county, t)));
   const stays: [string, Holding, number, number | null][] = [];
   for (const a of names('a', 1, 10)) stays.push([a, farm, 0, 10], [a, auction, 11, 12], [a, Number(a.slice(1)) <= 5 ? feedlot1 : feedlot2, 13, null]);
@@ -56,7 +54,6 @@ beforeAll(async () => {
     await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id) values (?, ?, ?, ?, ?, ?)', [animals[name], h.unit.unitId, h.unit.establishmentId, day(from), to === null ? null : day(to), leftUnderGta]);
   }
 });
-afterAll(() => app.close());
 
 interface Traced {
   animal_id: string;

@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { cpf, email, login, makeOrganization, makeUser, member, type Person } from './helpers/factories.js';
 import { Membership, type Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import { User } from '../src/identity/user.entity.js';
 
-let app: TestApp;
 let admin: Person & { access: string };
 
+const app = useApp();
 beforeAll(async () => {
-  app = await startApp();
   const person = await makeUser(app, { admin: true });
   admin = { ...person, access: (await login(app, person)).access };
 });
-afterAll(() => app.close());
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,17 +1,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { startApp, type TestApp } from './helpers/app.js';
+import { useApp } from './helpers/app.js';
 import { login, makeOrganization, makeUser, member, type Person } from './helpers/factories.js';
 import { Membership, type Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import { Vehicle } from '../src/transit/vehicle.entity.js';
 import { renavamCheckDigit } from '../src/transit/vehicle.rules.js';
 
-let app: TestApp;
 
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(() => app.close());
+const app = useApp();
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,17 +1,16 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Ctx, Field, FieldResolver, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { establishmentNameOfUnit, type Loaded, mapLoaded } from '../loaders.js';
+import type { Loaded } from '../loaders.js';
 import { includeOf, type Needs } from '../lookahead.js';
-import { USER_NEEDS, User } from '../identity/user.type.js';
-import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
+import { User } from '../identity/user.type.js';
+import { ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { ReplacementReasonEnum } from './enums.js';
 import { TAG_NEEDS, Tag } from './tag.type.js';
 import { tagsLoaders } from './tags.loaders.js';
-import type { UserRow } from '../../src/identity/user.reader.js';
-import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import { UNIT_OPERATION_NEEDS, unitOperationFields } from './unit-operation.fields.js';
 import type { ReplacementItem } from '../../src/tags/tag-operations.reader.js';
 import type { Tag as TagRow } from '../../src/tags/tag.entity.js';
 import type { TagsReplacement as TagsReplacementRow } from '../../src/tags/tags-replacement.entity.js';
@@ -46,13 +45,7 @@ export class TagsReplacement {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
-export const TAGS_REPLACEMENT_NEEDS: Needs = {
-  control_unit: { path: ['control_unit'], next: () => CONTROL_UNIT_NEEDS },
-  str_control_unit_name: { path: ['control_unit'] },
-  str_establishment_name: { path: ['control_unit', 'any_establishment'] },
-  operator_user: { path: ['operator_user'], next: () => USER_NEEDS },
-  str_operator_user_name: { path: ['operator_user'] },
-};
+export const TAGS_REPLACEMENT_NEEDS: Needs = UNIT_OPERATION_NEEDS;
 
 /** An item's old and new tags are joined with the items when the query selects them. */
 const TAGS_REPLACEMENT_TAG_NEEDS: Needs = {
@@ -75,35 +68,8 @@ export class TagsReplacementTagFieldsResolver {
   }
 }
 
-const operatorOf = (r: TagsReplacementRow, ctx: Context): Loaded<UserRow | null> => (r.operator_user_id ? ctx.loaders.userById.load(r.operator_user_id) : null);
-
 @Resolver(() => TagsReplacement)
-export class TagsReplacementFieldsResolver {
-  @FieldResolver(() => ControlUnit)
-  control_unit(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
-    return ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id);
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  str_control_unit_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<string | null> {
-    return mapLoaded(ctx.loaders.unrestrictedControlUnitById.load(r.control_unit_id), (v) => v?.str_name ?? null);
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  str_establishment_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<string | null> {
-    return establishmentNameOfUnit(ctx.loaders, r.control_unit_id);
-  }
-
-  @FieldResolver(() => User, { nullable: true })
-  operator_user(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
-    return operatorOf(r, ctx);
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  str_operator_user_name(@Root() r: TagsReplacementRow, @Ctx() ctx: Context): Loaded<string | null> {
-    return mapLoaded(operatorOf(r, ctx), (v) => v?.str_name ?? null);
-  }
-
+export class TagsReplacementFieldsResolver extends unitOperationFields(TagsReplacement) {
   @FieldResolver(() => [TagsReplacementTag])
   tags(@Root() r: TagsReplacementRow, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ReplacementItem[]> {
     return tagsLoaders(ctx).itemsOfReplacement(includeOf(info, TAGS_REPLACEMENT_TAG_NEEDS)).load(r.id);

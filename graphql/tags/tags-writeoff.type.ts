@@ -1,17 +1,15 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Ctx, Field, FieldResolver, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import { establishmentNameOfUnit, type Loaded, mapLoaded } from '../loaders.js';
 import { includeOf, type Needs } from '../lookahead.js';
-import { USER_NEEDS, User } from '../identity/user.type.js';
-import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
+import { User } from '../identity/user.type.js';
+import { ControlUnit } from '../places/establishment.type.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
 import { WriteoffReasonEnum } from './enums.js';
 import { TAG_NEEDS, Tag } from './tag.type.js';
 import { tagsLoaders } from './tags.loaders.js';
-import type { UserRow } from '../../src/identity/user.reader.js';
-import type { ControlUnit as ControlUnitRow } from '../../src/places/control-unit.entity.js';
+import { UNIT_OPERATION_NEEDS, unitOperationFields } from './unit-operation.fields.js';
 import type { Tag as TagRow } from '../../src/tags/tag.entity.js';
 import type { TagsWriteoff as TagsWriteoffRow } from '../../src/tags/tags-writeoff.entity.js';
 import { WRITEOFF_REASONS } from '../../src/tags/tag.rules.js';
@@ -35,43 +33,10 @@ export class TagsWriteoff {
   @Field(() => DateTime) ts_updated_at!: Date;
 }
 
-export const TAGS_WRITEOFF_NEEDS: Needs = {
-  control_unit: { path: ['control_unit'], next: () => CONTROL_UNIT_NEEDS },
-  str_control_unit_name: { path: ['control_unit'] },
-  str_establishment_name: { path: ['control_unit', 'any_establishment'] },
-  operator_user: { path: ['operator_user'], next: () => USER_NEEDS },
-  str_operator_user_name: { path: ['operator_user'] },
-};
-
-const operatorOf = (w: TagsWriteoffRow, ctx: Context): Loaded<UserRow | null> => (w.operator_user_id ? ctx.loaders.userById.load(w.operator_user_id) : null);
+export const TAGS_WRITEOFF_NEEDS: Needs = UNIT_OPERATION_NEEDS;
 
 @Resolver(() => TagsWriteoff)
-export class TagsWriteoffFieldsResolver {
-  @FieldResolver(() => ControlUnit)
-  control_unit(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<ControlUnitRow | null> {
-    return ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id);
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  str_control_unit_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<string | null> {
-    return mapLoaded(ctx.loaders.unrestrictedControlUnitById.load(w.control_unit_id), (v) => v?.str_name ?? null);
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  str_establishment_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<string | null> {
-    return establishmentNameOfUnit(ctx.loaders, w.control_unit_id);
-  }
-
-  @FieldResolver(() => User, { nullable: true })
-  operator_user(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
-    return operatorOf(w, ctx);
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  str_operator_user_name(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context): Loaded<string | null> {
-    return mapLoaded(operatorOf(w, ctx), (v) => v?.str_name ?? null);
-  }
-
+export class TagsWriteoffFieldsResolver extends unitOperationFields(TagsWriteoff) {
   @FieldResolver(() => [Tag])
   tags(@Root() w: TagsWriteoffRow, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<TagRow[]> {
     return tagsLoaders(ctx).tagsOfWriteoff(includeOf(info, TAG_NEEDS)).load(w.id);

@@ -18,16 +18,10 @@ export interface AnimalFieldsInput {
   str_description?: string | null;
 }
 
-export interface AnimalFields {
+/** The same fields checked: species and gender one of theirs. */
+export interface AnimalFields extends Omit<AnimalFieldsInput, 'str_species' | 'str_gender'> {
   str_species?: 'BOVINE' | 'BUBALINE';
   str_gender?: 'MALE' | 'FEMALE';
-  ts_born_date?: Date | null;
-  int_age_months_at_identification?: number | null;
-  int_weight_kilos_at_identification?: number | null;
-  str_rod_code?: string | null;
-  str_extra_tag?: string | null;
-  str_name?: string | null;
-  str_description?: string | null;
 }
 
 export const ANIMAL_TEXT_FIELDS = ['str_rod_code', 'str_extra_tag', 'str_name', 'str_description'] as const;

@@ -35,6 +35,12 @@ interface AttachedRecord<T extends object> {
 const establishmentOf = (em: EntityManager, unitId: string): Promise<Establishment> =>
   em.execute<Record<string, unknown>[]>('select e.* from establishment e join control_unit cu on cu.establishment_id = e.id where cu.id = ?', [unitId]).then((rows) => em.map(Establishment, rows[0] as never));
 
+/** Who passes `check` on the establishment of the record's unit changes it. */
+const atUnitOf =
+  <T>(unitOf: (record: T) => string, check: (actor: Actor, establishment: Establishment) => void) =>
+  async (em: EntityManager, actor: Actor, record: object): Promise<void> =>
+    check(actor, await establishmentOf(em, unitOf(record as T)));
+
 /** Who works a movement at its unit (owners, managers, operators, an invitee whose OPERATOR invite covers the direction) changes it. */
 async function worksMovementAt(em: EntityManager, actor: Actor, unitId: string, direction: Direction): Promise<void> {
   try {
@@ -99,18 +105,14 @@ export const ATTACHED_RECORDS: { [K in AttachmentRecordType]: AttachedRecord<obj
     table: 'occurrence o',
     noun: 'occurrence',
     scope: occurrenceScope,
-    async mayChange(em, actor, record) {
-      occurrencePolicy.canHandle(actor, await establishmentOf(em, (record as Occurrence).control_unit_id));
-    },
+    mayChange: atUnitOf((o: Occurrence) => o.control_unit_id, (actor, e) => occurrencePolicy.canHandle(actor, e)),
   },
   ANIMAL: {
     entity: Animal,
     table: 'animal a',
     noun: 'animal',
     scope: animalScope,
-    async mayChange(em, actor, record) {
-      tagsPolicy.canWork(actor, await establishmentOf(em, (record as Animal).last_control_unit_id));
-    },
+    mayChange: atUnitOf((a: Animal) => a.last_control_unit_id, (actor, e) => tagsPolicy.canWork(actor, e)),
   },
   ESTABLISHMENT: {
     entity: Establishment,

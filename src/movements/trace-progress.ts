@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pg from 'pg';
+import { Listener } from '../db/listener.js';
 import type { Actor } from '../identity/actor.js';
 import { endLapsedSubscriptions } from '../identity/session-lapse.js';
 import { DomainError } from '../shared/errors.js';
@@ -56,10 +56,6 @@ export interface TraceProgressRun {
 }
 
 const MAX_QUEUED = 1000;
-const RETRY_MS = 1000;
-/** The listening connection is asked every HEARTBEAT_MS whether it is still there (a half-open socket hears nothing and says nothing). */
-const HEARTBEAT_MS = 5000;
-const HEARTBEAT_TIMEOUT_MS = 2000;
 
 /**
  * A trace's progress for the `traceProgress` subscription. Each phase is published outside any
@@ -71,11 +67,7 @@ const HEARTBEAT_TIMEOUT_MS = 2000;
 export class TraceProgress {
   private readonly subscribers = new Set<Subscriber>();
   private notify: ((payload: string) => Promise<unknown>) | null = null;
-  private databaseUrl: string | null = null;
-  private client: pg.Client | null = null;
-  private listening: Promise<void> | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
-  private listened = false;
+  private listener: Listener | null = null;
   private sessionTimer: NodeJS.Timeout | null = null;
   private fork: (() => EntityManager) | null = null;
   private closed = false;
@@ -88,13 +80,31 @@ export class TraceProgress {
 
   /** PostgreSQL: whether this instance's connection is LISTENing now (phases of every instance reach its subscribers). */
   get listeningNow(): boolean {
-    return this.listened;
+    return this.listener?.up ?? false;
   }
 
   /** PostgreSQL: publish through `notify` (the pool) and listen on `databaseUrl` (a connection of its own). Without it: in process. */
   usePostgres(databaseUrl: string, notify: (payload: string) => Promise<unknown>): void {
-    this.databaseUrl = databaseUrl;
     this.notify = notify;
+    // Opened with the first subscriber and kept; opened again after a loss while anyone subscribes.
+    this.listener = new Listener({
+      databaseUrl,
+      channel: TRACE_CHANNEL,
+      name: 'livestock-trace-progress',
+      heartbeatMs: 5000,
+      heartbeatTimeoutMs: 2000,
+      retryMs: [1000],
+      heard: (payload) => {
+        if (!payload) return;
+        try {
+          this.deliver(JSON.parse(payload) as TraceProgressEvent);
+        } catch (err) {
+          this.log.warn({ err }, 'trace progress: an unreadable notification');
+        }
+      },
+      down: (err) => this.log.warn({ err }, 'trace progress: the listening connection was lost; phases published meanwhile are not heard'),
+      again: () => this.subscribers.size > 0 && !this.closed,
+    });
   }
 
   /** Subscriptions of a revoked session or an expired token end within `everyMs`. */
@@ -146,66 +156,8 @@ export class TraceProgress {
     };
     this.subscribers.add(sub);
     // Listening before the subscription answers: a trace run after it is heard.
-    if (this.databaseUrl) await this.listen().catch((err: unknown) => this.log.warn({ err }, 'trace progress: not listening yet; retrying'));
+    if (this.listener) await this.listener.open().catch((err: unknown) => this.log.warn({ err }, 'trace progress: not listening yet; retrying'));
     return events.iterator;
-  }
-
-  /** One connection LISTENing on TRACE_CHANNEL, opened with the first subscriber and kept (reopened after an error while anyone subscribes). */
-  private listen(): Promise<void> {
-    if (this.listening) return this.listening;
-    const c = new pg.Client({ connectionString: this.databaseUrl!, application_name: `livestock-trace-progress ${process.pid}`, keepAlive: true });
-    const lost = (err: unknown) => {
-      if (this.client !== c) return;
-      this.stopHeartbeat();
-      this.client = null;
-      this.listening = null;
-      c.end().catch(() => undefined);
-      if (this.closed) return;
-      this.log.warn({ err }, 'trace progress: the listening connection was lost; phases published meanwhile are not heard');
-      setTimeout(() => this.subscribers.size && !this.closed && void this.listen().catch(() => undefined), RETRY_MS).unref();
-    };
-    this.client = c;
-    c.on('error', lost);
-    c.on('end', () => lost(new Error('connection ended')));
-    c.on('notification', (n) => {
-      if (n.channel !== TRACE_CHANNEL || !n.payload) return;
-      try {
-        this.deliver(JSON.parse(n.payload) as TraceProgressEvent);
-      } catch (err) {
-        this.log.warn({ err }, 'trace progress: an unreadable notification');
-      }
-    });
-    this.listening = c
-      .connect()
-      .then(() => c.query(`listen ${TRACE_CHANNEL}`))
-      .then(() => {
-        if (this.client !== c) return;
-        this.listened = true;
-        let waiting = false;
-        this.heartbeat = setInterval(() => {
-          if (waiting || this.client !== c) return;
-          waiting = true;
-          const timer = setTimeout(() => lost(new Error('heartbeat timed out')), HEARTBEAT_TIMEOUT_MS);
-          c.query('select 1')
-            .catch((err: unknown) => lost(err))
-            .finally(() => {
-              clearTimeout(timer);
-              waiting = false;
-            });
-        }, HEARTBEAT_MS);
-        this.heartbeat.unref();
-      })
-      .catch((err: unknown) => {
-        lost(err);
-        throw err;
-      });
-    return this.listening;
-  }
-
-  private stopHeartbeat(): void {
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = null;
-    this.listened = false;
   }
 
   private async endRevoked(): Promise<void> {
@@ -217,16 +169,12 @@ export class TraceProgress {
     }
   }
 
-
   /** Ends every subscription and the listening connection. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.sessionTimer) clearInterval(this.sessionTimer);
-    this.stopHeartbeat();
+    const listener = this.listener?.close();
     for (const s of [...this.subscribers]) s.end('SHUTDOWN');
-    const c = this.client;
-    this.client = null;
-    this.listening = null;
-    await c?.end().catch(() => undefined);
+    await listener;
   }
 }

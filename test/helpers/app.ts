@@ -160,3 +160,37 @@ export async function startApp(env: Record<string, string> = {}, clock?: Clock):
     },
   };
 }
+
+/**
+ * An object that stands for one made in a `beforeAll`, read in the tests after it: every property
+ * (and key, and prototype) is the made one's. Read before it is made, it says so.
+ */
+export function madeBeforeAll<T extends object>(what: string, make: () => Promise<T>): T {
+  let made: T | undefined;
+  beforeAll(async () => {
+    made = await make();
+  });
+  const it = (): T => {
+    if (!made) throw new Error(`${what} is made in beforeAll: read it inside a test or a later hook`);
+    return made;
+  };
+  return new Proxy({} as T, {
+    get: (_, key) => Reflect.get(it(), key),
+    has: (_, key) => Reflect.has(it(), key),
+    ownKeys: () => Reflect.ownKeys(it()),
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(it(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(it()),
+  });
+}
+
+/**
+ * The file's service: started (startApp(env, clock)) before its tests and closed after them, in
+ * place of a `let app` set by a `beforeAll` and closed by an `afterAll`. A `beforeAll` written
+ * after it runs once it is up.
+ */
+export function useApp(env: Record<string, string> = {}, clock?: Clock): TestApp {
+  let started: TestApp | undefined;
+  const app = madeBeforeAll('the app', async () => (started = await startApp(env, clock)));
+  afterAll(() => started?.close());
+  return app;
+}

@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import type { TestApp } from './app.js';
+import { madeBeforeAll, type TestApp } from './app.js';
 import { ibgeCheckDigit } from '../../src/places/ibge.js';
 
 export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -38,3 +38,13 @@ export const carOf = (county: TestCounty, hex = HEX32): string => `${county.str_
 
 /** A unique control unit code across the shared database. */
 export const unitCode = (): string => `CU-${randomUUID().slice(0, 13).toUpperCase()}`;
+
+/** A county of its own (makeCounty) made before the file's tests, once `app` is up; with `unlike`, in another federative unit than that one. */
+export function useCounty(app: TestApp, unlike?: TestCounty): TestCounty {
+  return madeBeforeAll('the county', async () => {
+    let county: TestCounty;
+    do county = await makeCounty(app);
+    while (county.str_federative_unit === unlike?.str_federative_unit);
+    return county;
+  });
+}
