@@ -91,6 +91,11 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARM_UP = 1;
 /** Each peer's pool: as many connections as the service's (DB_POOL_MAX's default). */
 const POOL_MAX = 10;
+/**
+ * And kept as long as the service keeps its idle ones (DB_POOL_IDLE_SECONDS's default): with pg's
+ * 10 s, a pool idle while the other targets ran started each of its runs on new connections.
+ */
+const POOL_IDLE_MS = 600_000;
 export const PASSWORD = 'bench-password-1';
 /** What PostGraphile runs a request without a valid token as: a role that may read nothing (the cluster's; dropped by main). */
 const ROLE = 'bench_peers_nobody';
@@ -266,7 +271,7 @@ interface Counter {
 const ENVELOPE = /^\s*(begin|commit|rollback|savepoint|release)\b|set_config\(/i;
 
 function countingPool(databaseUrl: string, counter: Counter): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, idleTimeoutMillis: POOL_IDLE_MS });
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
