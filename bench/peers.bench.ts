@@ -55,7 +55,7 @@
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peers (BENCH_DATABASE names the scratch database)
  * (BENCH_REPLICA_URL=postgres://…:5433/postgres adds `replica`: the administrator at a service with its reads on that streaming replica.)
  * (BENCH_UNCACHED=1 adds `uncached`: the administrator at a second service with ACTOR_CACHE=false, the session statement on every request.)
- * (BENCH_ROUNDS, BENCH_DURATION, BENCH_CONNECTIONS to change the measurement.)
+ * (BENCH_ROUNDS, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_LEAD_IN (seconds of load before each run, not counted; 1) to change the measurement.)
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -89,8 +89,19 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARM_UP = 1;
+/**
+ * Each measured run follows a second of the same load, not counted: in the rotation one target
+ * always comes right after raw's run (the owner, in every round), and whatever that costs the
+ * first requests after a pause of the service fell on it alone.
+ */
+const LEAD_IN = Number(process.env.BENCH_LEAD_IN ?? 1);
 /** Each peer's pool: as many connections as the service's (DB_POOL_MAX's default). */
 const POOL_MAX = 10;
+/**
+ * And kept as long as the service keeps its idle ones (DB_POOL_IDLE_SECONDS's default): with pg's
+ * 10 s, a pool idle while the other targets ran started each of its runs on new connections.
+ */
+const POOL_IDLE_MS = 600_000;
 export const PASSWORD = 'bench-password-1';
 /** What PostGraphile runs a request without a valid token as: a role that may read nothing (the cluster's; dropped by main). */
 const ROLE = 'bench_peers_nobody';
@@ -266,7 +277,7 @@ interface Counter {
 const ENVELOPE = /^\s*(begin|commit|rollback|savepoint|release)\b|set_config\(/i;
 
 function countingPool(databaseUrl: string, counter: Counter): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, idleTimeoutMillis: POOL_IDLE_MS });
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -802,7 +813,7 @@ export function machineLoad(when: string): void {
 
 async function measure(targets: Target[], list: Bench[]): Promise<Map<string, Figures>> {
   machineLoad('before measuring');
-  console.log(`\n  warm-up: ${WARM_UP} s per request and target; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn (each round starting one later), ${DURATION} s each, ${CONNECTIONS} connections`);
+  console.log(`\n  warm-up: ${WARM_UP} s per request and target; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn (each round starting one later), ${DURATION} s each after ${LEAD_IN} s not counted, ${CONNECTIONS} connections`);
   for (const bench of list) for (const target of targets) await load(target, bench.forms[target.forms], WARM_UP);
   const figures = new Map<string, Figures>();
   for (let round = 1; round <= ROUNDS; round++) {
@@ -811,6 +822,7 @@ async function measure(targets: Target[], list: Bench[]): Promise<Map<string, Fi
     const order = targets.map((_, k) => targets[(k + round - 1) % targets.length]!);
     for (const [i, bench] of list.entries()) {
       for (const target of order) {
+        if (LEAD_IN > 0) await load(target, bench.forms[target.forms], LEAD_IN);
         const r = await load(target, bench.forms[target.forms], DURATION);
         const f = figures.get(`${i}/${target.name}`) ?? { requests: 0, seconds: 0, rps: [], p50: [], p99: [], load: [], non2xx: 0, errors: 0 };
         f.requests += r.requests.total;

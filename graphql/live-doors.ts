@@ -66,8 +66,13 @@ export function liveDoors(o: LiveDoorOptions) {
     const errors = validate(o.schema, document, rules);
     return errors.length ? errors : document;
   };
-  const contextOf = (actor: Actor, address: string, requestId: string, onEnd?: (reason: LiveEnd) => void): Context =>
-    createContext({ core: o.core, db: o.db, actor, authError: null, requestId, address, live: { hub: o.hub, onEnd } }, o.fork);
+  // A connection outlives what its session statement read: `mayBeGranted` is left out, so its scopes
+  // keep judging invites and sharings in SQL on every read (a grant made meanwhile shows).
+  const contextOf = (caller: Actor, address: string, requestId: string, onEnd?: (reason: LiveEnd) => void): Context => {
+    const actor = { ...caller };
+    delete actor.mayBeGranted;
+    return createContext({ core: o.core, db: o.db, actor, authError: null, requestId, address, live: { hub: o.hub, onEnd } }, o.fork);
+  };
   const authenticate = async (header: unknown): Promise<Actor | DomainError> => {
     const [scheme, token] = typeof header === 'string' ? header.split(' ') : [];
     if (scheme?.toLowerCase() !== 'bearer' || !token) return DomainError.unauthenticated('Authorization must be "Bearer <token>"');

@@ -43,16 +43,15 @@ export const mapLoaded = <T, U>(value: Loaded<T>, f: (v: T) => Loaded<U>): Loade
 export class KnownLoader<V> {
   private readonly known = new Map<string, V>();
   private readonly asked = new Set<string>();
-  private readonly loader: DataLoader<string, V>;
+  /** Made at the first load: a request makes a dozen of these and most only ever answer primed rows. */
+  private loader: DataLoader<string, V> | null = null;
 
-  constructor(batch: DataLoader.BatchLoadFn<string, V>) {
-    this.loader = new DataLoader(batch);
-  }
+  constructor(private readonly batch: DataLoader.BatchLoadFn<string, V>) {}
 
   load(key: string): Loaded<V> {
     if (this.known.has(key)) return this.known.get(key)!;
     this.asked.add(key);
-    return this.loader.load(key).then((value) => {
+    return (this.loader ??= new DataLoader(this.batch)).load(key).then((value) => {
       if (!this.known.has(key)) this.known.set(key, value);
       return value;
     });
@@ -71,14 +70,15 @@ export class KnownLoader<V> {
  * `visible*` loaders apply the caller's policy scope in the same statement.
  */
 export function createLoaders(db: Db, actor: Actor | null) {
-  const byId = <R extends { id: string }>(source: Source, scope?: Scope) => new KnownLoader<R | null>((ids) => readByIds<R>(db, actor, source, ids, scope));
+  // The scope is built when a batch runs: most requests never run one, and a scoped caller's scope is string work.
+  const byId = <R extends { id: string }>(source: Source, scope?: () => Scope) => new KnownLoader<R | null>((ids) => readByIds<R>(db, actor, source, ids, scope?.()));
 
   const primed = {
     tagById: byId<Tag>(tagSource),
     tagsReservationById: byId<TagsReservation>(tagsReservationSource),
     unrestrictedControlUnitById: byId<ControlUnit>(controlUnitSource),
     unrestrictedEstablishmentById: byId<Establishment>(establishmentSource),
-    visibleEstablishmentById: byId<Establishment>(establishmentSource, actor ? establishmentPolicy.scope(actor) : NOTHING),
+    visibleEstablishmentById: byId<Establishment>(establishmentSource, () => (actor ? establishmentPolicy.scope(actor) : NOTHING)),
     countyById: byId<County>(countySource),
     userById: byId<UserRow>(userSource),
     /** Keyed by control unit: its responsible user (e-mail, document) only when the caller sees the unit. */
@@ -95,7 +95,7 @@ export function createLoaders(db: Db, actor: Actor | null) {
     /** A movement's GTA, read past the GTA policy: whoever sees a movement sees the permit it moves under. */
     gtaById: byId<Gta>(gtaSource),
     /** An animal a movement names, when the caller sees it now (its last unit). */
-    visibleAnimalById: byId<Animal>(animalSource, actor ? animalScope(actor) : NOTHING),
+    visibleAnimalById: byId<Animal>(animalSource, () => (actor ? animalScope(actor) : NOTHING)),
     /** A travel's vehicle, read past the vehicle policy: whoever sees a trip sees the truck that makes it. */
     vehicleById: byId<Vehicle>(vehicleSource),
     /** An egress a travel carries, read past the movement policy: whoever sees a trip sees what it carries. */

@@ -38,6 +38,12 @@ const schema = z.object({
   /** With DATA_DIR :memory:, a PGlite data directory image (`dumpDataDir`'s tarball) the database starts from; migrations still run on top. */
   PGLITE_IMAGE: z.string().optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * How long a pooled connection may sit idle before it is closed (0: never). Long: a new connection
+   * starts with cold catalog caches and prepares and plans every statement again (a scoped nested
+   * page's first five plans took 20 ms each), where pg's default of 10 s closed them after every lull.
+   */
+  DB_POOL_IDLE_SECONDS: z.coerce.number().int().min(0).max(86400).default(600),
   /** Streaming replicas of DATABASE_URL, comma-separated: readers go to them (docs/decisions/replicas.md). */
   DATABASE_REPLICA_URLS: z
     .string()

@@ -1,6 +1,9 @@
 import { startApp, type TestApp } from './helpers/app.js';
 import { buildService, startChild, type ChildService } from './helpers/child.js';
 import { login, makeUser, member } from './helpers/factories.js';
+import { holding } from './helpers/movements.js';
+import { makeCounty } from './helpers/places.js';
+import { share } from './helpers/sharing.js';
 import { ActorCache } from '../src/identity/actor-cache.js';
 import { LISTENER_NAME } from '../src/identity/actor-listener.js';
 
@@ -70,6 +73,28 @@ describe('the cache (PostgreSQL and PGlite)', () => {
     expect((await get(a.url, members, op.access)).status).not.toBe(200);
   });
 
+  test('a caller cached without grants: an invite it accepts and a sharing to its organization open its next requests', async () => {
+    const county = await makeCounty(a);
+    const farm = await holding(a, county);
+    const invitee = await member(a);
+    const unit = `/api/control-units/${farm.unit.unitId}`;
+    const first = await get(a.url, unit, invitee.access);
+    const cached = await get(a.url, unit, invitee.access);
+    expect([first.status, cached.status, cached.sql]).toEqual([404, 404, first.sql - 1]);
+    const invite = await a.call('POST', '/api/invites', { token: farm.owner.access, body: { control_unit_id: farm.unit.unitId, user_id: invitee.user.id, str_movimentation_type: 'BOTH', str_type: 'VIEWER' } });
+    expect(invite.status).toBe(201);
+    expect((await get(a.url, unit, invitee.access)).status).toBe(404);
+    expect((await a.call('PATCH', `/api/invites/${invite.body.data.id}`, { token: invitee.access, body: { bl_accepted: true } })).status).toBe(200);
+    expect((await get(a.url, unit, invitee.access)).status).toBe(200);
+
+    const buyer = await member(a);
+    const establishment = `/api/establishments/${farm.unit.establishmentId}`;
+    expect((await get(a.url, establishment, buyer.access)).status).toBe(404);
+    expect((await get(a.url, establishment, buyer.access)).status).toBe(404);
+    await share(a, farm.owner.access, { lst_org_ids: [buyer.org.id], accesses: [{ establishment_id: farm.unit.establishmentId, str_scope: 'ANIMALS' }] });
+    expect((await get(a.url, establishment, buyer.access)).status).toBe(200);
+  });
+
   test('a read that began before a change does not store what it read', () => {
     const cache = new ActorCache();
     cache.setLive(true);
@@ -135,6 +160,17 @@ onPostgres('two instances in two processes (PostgreSQL)', () => {
     expect((await get(b.url, members, operator.access)).status).toBe(200);
     expect((await a.call('DELETE', `${members}/${operator.user.id}`, { token: owner.access })).status).toBe(204);
     await until(async () => (await get(b.url, members, operator.access)).status !== 200, 1000);
+  });
+
+  test('a sharing to a user B has cached without grants, made at A: B shows it within a second', async () => {
+    const county = await makeCounty(a);
+    const farm = await holding(a, county);
+    const buyer = await member(a);
+    const establishment = `/api/establishments/${farm.unit.establishmentId}`;
+    await cachedAtB(buyer.access);
+    expect((await get(b.url, establishment, buyer.access)).status).toBe(404);
+    await share(a, farm.owner.access, { lst_user_ids: [buyer.user.id], accesses: [{ establishment_id: farm.unit.establishmentId, str_scope: 'TAGS' }] });
+    await until(async () => (await get(b.url, establishment, buyer.access)).status === 200, 1000);
   });
 
   test('a session revoked by plain SQL (no service involved): B refuses it within a second', async () => {

@@ -9,6 +9,7 @@ import { member } from './helpers/factories.js';
 import { egressRead, holding, type Holding } from './helpers/movements.js';
 import { useCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
+import { share } from './helpers/sharing.js';
 
 /**
  * Issue 24: GraphQL subscriptions from the committed log, through a real server and the protocols'
@@ -186,6 +187,21 @@ describe('GraphQL subscriptions over graphql-ws', () => {
     follow(anonymous, `subscription { recordEvents { ${FIELDS} } }`);
     expect((await anonymous.closed).code).toBe(4403);
     await anonymous.dispose();
+  });
+
+  it('reads on a connection judge grants as they are now: a sharing made after it opened shows on its next query', async () => {
+    const farm = await holding(app, county);
+    const buyer = await member(app);
+    const client = wsClient(buyer.access);
+    const ask = async () => {
+      const q = follow(client, `{ establishment(id: "${farm.unit.establishmentId}") { id } }`);
+      await q.ended;
+      return q.events as unknown as ({ id: string } | null)[];
+    };
+    expect((await ask()).filter(Boolean)).toEqual([]);
+    await share(app, farm.owner.access, { lst_user_ids: [buyer.user.id], accesses: [{ establishment_id: farm.unit.establishmentId, str_scope: 'ANIMALS' }] });
+    expect(await ask()).toEqual([{ id: farm.unit.establishmentId }]);
+    await client.dispose();
   });
 
   it('holds a subscription document to the same limits as a query (graphql-armor)', async () => {

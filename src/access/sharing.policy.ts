@@ -15,6 +15,15 @@ function grantingSharings(actor: Actor): Scope {
   return { sql: `select sg.sharing_id from sharing_grantee sg join sharing s on s.id = sg.sharing_id where ${grantee} and ${ACTIVE_SHARING_SQL}`, params: [...params, actor.now, actor.now] };
 }
 
+/**
+ * SQL for the session statement (user alias `u`, one parameter: the token's organization): whether
+ * the user may hold a grant, an accepted invite or a sharing naming it or that organization
+ * (`Actor.mayBeGranted`). Whether the grant is active now (an expiry, a schedule) is left to the
+ * scopes' subqueries: false means none at all. Migration0061GrantChanges says so when that changes.
+ */
+export const MAY_BE_GRANTED_SQL = `(exists (select 1 from invite gi where gi.user_id = u.id and gi.bl_accepted and gi.ts_revoked_at is null)
+   or exists (select 1 from sharing_grantee gg where gg.user_id = u.id or gg.organization_id = ?::uuid))`;
+
 /** The scopes as SQL literals: a fixed list per kind of data, so the statement text stays one per kind. */
 const scopeList = (data: SharedData): string => scopesGranting(data).map((s) => `'${s}'`).join(', ');
 

@@ -91,7 +91,7 @@ export async function openOrm(config: Config): Promise<Orm> {
   if (config.DATABASE_URL) {
     // With replicas, a commit marks its request: its next read waits for that write (src/db/replicas.ts).
     const subscribers = [commitsCounted, ...(config.DATABASE_REPLICA_URLS.length ? [commitsMarkTheRequest] : [])];
-    return countingWrites(withFastLiterals((await PgORM.init({ ...common(), subscribers, clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX }, driverOptions: { options: sessionOptions(config.DATABASE_URL) } })) as Orm));
+    return countingWrites(withFastLiterals((await PgORM.init({ ...common(), subscribers, clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX, idleTimeoutMillis: config.DB_POOL_IDLE_SECONDS * 1000 }, driverOptions: { options: sessionOptions(config.DATABASE_URL) } })) as Orm));
   }
   let dataDir: string | undefined;
   if (!config.inMemory) {

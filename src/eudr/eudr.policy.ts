@@ -18,8 +18,14 @@ export const eudrPolicy = {
       params.push(actor.organizationId);
     }
     if (actor.userType === 'AUTHORITY' && actor.countyId) {
-      parts.push('he.county_id = any(array(select uc.id from county uc where uc.str_federative_unit = (select ac.str_federative_unit from county ac where ac.id = ?)))');
-      params.push(actor.countyId);
+      // The establishment's state is on its row (Migration0057); the caller's is bound when the actor carries it.
+      if (actor.federativeUnit !== undefined) {
+        parts.push('he.holder_federative_unit = ?::text');
+        params.push(actor.federativeUnit);
+      } else {
+        parts.push('he.holder_federative_unit = (select ac.str_federative_unit from county ac where ac.id = ?)');
+        params.push(actor.countyId);
+      }
     }
     return parts.length ? { sql: `(${parts.join(' or ')})`, params } : { sql: 'false', params: [] };
   },

@@ -23,6 +23,8 @@ export interface ActorRow {
   str_role: string | null;
   ts_revoked_at: Date | null;
   bl_terms_pending?: boolean;
+  /** Whether the user may hold a grant (an accepted invite, a sharing naming it or the organization): Actor.mayBeGranted. */
+  bl_may_be_granted?: boolean;
 }
 
 interface Entry {

@@ -21,6 +21,13 @@ export interface Actor {
   tokenExpiresAt: number;
   /** The request's instant on the core's clock (src/shared/clock.ts): what is active (a sharing) is judged at it. */
   now: Date;
+  /**
+   * False when the session statement found no accepted invite of the user and no sharing naming it
+   * or the token's organization (issue 23): its scopes are then its own part alone, without the
+   * invited and shared subqueries. Absent where unknown (the scopes keep them). Conservative: an
+   * expired invite or an inactive sharing still counts, and the subqueries judge them per request.
+   */
+  mayBeGranted?: boolean;
   /** TERMS_REQUIRED and the user has not accepted the current terms: every call but a few answers 428. */
   termsPending?: boolean;
 }

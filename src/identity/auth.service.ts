@@ -17,6 +17,7 @@ import type { LoginThrottle } from './throttle.js';
 import { ACCESS_TTL_SECONDS, REFRESH_GRACE_MS, REFRESH_TTL_MS, hashToken, type Tokens } from './tokens.js';
 import { User } from './user.entity.js';
 import { TERMS_PENDING_SQL } from './privacy-terms.reader.js';
+import { MAY_BE_GRANTED_SQL } from '../access/sharing.policy.js';
 
 export interface TokenPair {
   str_access_token: string;
@@ -63,13 +64,14 @@ export class AuthService {
     if (!row) {
       const mark = this.actors.mark();
       const rows = await db.rows<ActorRow & { str_type: Actor['userType']; str_role: Role | null }>({
-        sql: `select u.bl_admin, u.str_type, u.county_id, uc.str_federative_unit as str_county_federative_unit, m.str_role, s.ts_revoked_at${this.termsRequired ? `, ${TERMS_PENDING_SQL} as bl_terms_pending` : ''}
+        sql: `select u.bl_admin, u.str_type, u.county_id, uc.str_federative_unit as str_county_federative_unit, m.str_role, s.ts_revoked_at,
+                     ${MAY_BE_GRANTED_SQL} as bl_may_be_granted${this.termsRequired ? `, ${TERMS_PENDING_SQL} as bl_terms_pending` : ''}
                 from auth_session s
                 join "user" u on u.id = s.user_id
                 left join county uc on uc.id = u.county_id
                 left join membership m on m.user_id = u.id and m.organization_id = ?::uuid
                where s.id = ? and u.id = ?`,
-        params: [claims.org ?? null, claims.sid, claims.sub],
+        params: [claims.org ?? null, claims.org ?? null, claims.sid, claims.sub],
       });
       row = rows[0];
       if (row) this.actors.store(key, claims.sub, row, mark);
@@ -88,6 +90,7 @@ export class AuthService {
       jti: claims.jti,
       tokenExpiresAt: claims.exp,
       now: this.clock.now(),
+      mayBeGranted: row.bl_may_be_granted ?? true,
       ...(row.bl_terms_pending ? { termsPending: true } : {}),
     };
   }

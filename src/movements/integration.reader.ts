@@ -9,12 +9,8 @@ import { animalsEgressSource } from './animals-egress.reader.js';
 import type { AnimalsIngress } from './animals-ingress.entity.js';
 import { animalsIngressSource } from './animals-ingress.reader.js';
 
-/** SQL condition on alias "e": the establishment lies in the federative unit `uf`. */
-export const establishmentInUf = (uf: string): Scope => ({ sql: 'exists (select 1 from county pc where pc.id = e.county_id and pc.str_federative_unit = ?)', params: [uf] });
-
-/** SQL: the unit in `column` lies in the federative unit (one parameter). */
-const unitInUf = (column: string) =>
-  `exists (select 1 from control_unit uu join establishment ue on ue.id = uu.establishment_id join county uc on uc.id = ue.county_id where uu.id = ${column} and uc.str_federative_unit = ?)`;
+/** SQL condition on alias "e": the establishment lies in the federative unit `uf` (its county's, kept on the row: Migration0057). */
+export const establishmentInUf = (uf: string): Scope => ({ sql: 'e.holder_federative_unit = ?', params: [uf] });
 
 /** The latest record matching `which`, in the caller's UF; 404 otherwise. */
 async function latest<R extends object>(db: Db, actor: Actor, source: Source, which: Scope, inUf: Scope, noun: string, include: Include): Promise<Read<R>> {
@@ -33,13 +29,15 @@ const byIdOrGta = (alias: string, id: string, gtaOf: string): Scope =>
 /** saida_animais: an egress whose GTA, origin or destination lies in the caller's UF. */
 export function egressForState(db: Db, actor: Actor, uf: string, id: string, include: Include): Promise<Read<AnimalsEgress>> {
   const which = byIdOrGta('ae', id, 'ae.gta_id in (select sg.id from gta sg where sg.str_external_id = ?)');
-  const inUf = { sql: `(exists (select 1 from gta ug where ug.id = ae.gta_id and ug.str_federative_unit = ?) or ${unitInUf('ae.from_control_unit_id')} or ${unitInUf('ae.to_control_unit_id')})`, params: [uf, uf, uf] };
+  // Each side's state is on the row (Migration0049EgressHolders).
+  const inUf = { sql: '(exists (select 1 from gta ug where ug.id = ae.gta_id and ug.str_federative_unit = ?) or ae.from_holder_federative_unit = ? or ae.to_holder_federative_unit = ?)', params: [uf, uf, uf] };
   return latest(db, actor, animalsEgressSource, which, inUf, 'animals egress', include);
 }
 
 /** entrada_animais: an ingress whose unit or one of whose GTAs lies in the caller's UF. */
 export function ingressForState(db: Db, actor: Actor, uf: string, id: string, include: Include): Promise<Read<AnimalsIngress>> {
   const which = byIdOrGta('ai', id, 'exists (select 1 from animals_ingress_gta sig join gta sg on sg.id = sig.gta_id where sig.animals_ingress_id = ai.id and sg.str_external_id = ?)');
-  const inUf = { sql: `(${unitInUf('ai.to_control_unit_id')} or exists (select 1 from animals_ingress_gta uig join gta ug on ug.id = uig.gta_id where uig.animals_ingress_id = ai.id and ug.str_federative_unit = ?))`, params: [uf, uf] };
+  // The destination unit's state is on the row (Migration0036ScopeHolders).
+  const inUf = { sql: '(ai.holder_federative_unit = ? or exists (select 1 from animals_ingress_gta uig join gta ug on ug.id = uig.gta_id where uig.animals_ingress_id = ai.id and ug.str_federative_unit = ?))', params: [uf, uf] };
   return latest(db, actor, animalsIngressSource, which, inUf, 'animals ingress', include);
 }
