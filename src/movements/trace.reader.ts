@@ -1,5 +1,6 @@
 import type { Db } from '../db/sql.js';
 import type { Scope } from '../shared/scoped-query.js';
+import type { UnitScopeOn } from '../places/establishment.policy.js';
 
 export type TraceDirection = 'FORWARD' | 'BACKWARD' | 'BOTH';
 
@@ -10,8 +11,12 @@ export interface TraceQuestion {
   to: Date;
   direction: TraceDirection;
   maxHops: number | null;
-  /** The units whose stays the caller may see: SQL on a unit id column (and, when the row has one, the column naming that unit's establishment). */
-  visibleUnit: (column: string, establishmentColumn?: string) => Scope;
+  /**
+   * The units whose stays the caller may see: SQL on a unit id column; `on` as `controlUnitPolicy.unitIn`
+   * takes it (the row's column naming that unit's establishment, the alias of a row carrying its
+   * unit's holder, a lookup per row).
+   */
+  visibleUnit: (column: string, on?: UnitScopeOn) => Scope;
 }
 
 /** A traced animal: how it was reached (the seed, or a contact with an animal at a unit at a time, named only where the caller sees them) and its fewest moves from the seed. */
@@ -127,13 +132,12 @@ export async function traceRunReused(db: Db, key: string): Promise<TraceRun | nu
  */
 export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string): Promise<TraceRun> {
   const reached = reachedSql(q);
-  const reachedUnitVisible = q.visibleUnit('su.control_unit_id', 'su.establishment_id');
-  const stayVisible = q.visibleUnit('vs.control_unit_id', 'vs.establishment_id');
-  const viaAnimalVisible = q.visibleUnit('va.control_unit_id', 'va.establishment_id');
+  const reachedUnitVisible = q.visibleUnit('su.control_unit_id', { establishment: 'su.establishment_id', perRow: true });
+  const stayVisible = q.visibleUnit('vs.control_unit_id', { holder: 'vs' });
+  const viaAnimalVisible = q.visibleUnit('va.control_unit_id', { holder: 'va' });
   const viaUnitVisible = q.visibleUnit('e.via_control_unit_id');
-  const establishmentVisible = q.visibleUnit('vu.id', 'vu.establishment_id');
-  const placeAnimalVisible = q.visibleUnit('pa.control_unit_id', 'pa.establishment_id');
-  const placeUnitVisible = q.visibleUnit('f.control_unit_id', 'f.establishment_id');
+  const establishmentVisible = q.visibleUnit('vu.id', { establishment: 'vu.establishment_id', perRow: true });
+  const placeAnimalVisible = q.visibleUnit('pa.control_unit_id', { holder: 'pa' });
   const latest = q.direction === 'BACKWARD';
   // The leg that brought the exposure: forward, the GTA the animal arrived under (its previous stay's egress); backward, the one it left under.
   const leg = latest
@@ -144,7 +148,7 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
       old_answers as (delete from trace_answer where run_id in (select id from old)),
       reached as materialized (${reached.sql}),
       reached_units as materialized (select distinct r.control_unit_id, r.establishment_id from reached r where r.control_unit_id is not null),
-      seen_units as materialized (select su.control_unit_id from reached_units su where ${reachedUnitVisible.sql}),
+      seen_units as materialized (select su.control_unit_id, su.establishment_id from reached_units su where ${reachedUnitVisible.sql}),
       seen as materialized (select distinct r.animal_id from reached r where r.control_unit_id in (select u.control_unit_id from seen_units u)),
       entry as (select distinct on (r.animal_id) r.animal_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via
                   from reached r where r.bl_seed or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.bl_seed desc, r.ts_exposure),
@@ -154,23 +158,28 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
       shown as (select e.animal_id, e.int_hops, e.bl_seed, e.ts_via,
                        case when e.via_animal_id in (select x.animal_id from seen x) then e.via_animal_id
                             when exists (select 1 from animal_stay va where va.animal_id = e.via_animal_id and ${viaAnimalVisible.sql} offset 0) then e.via_animal_id end as via_animal_id,
-                       case when ${viaUnitVisible.sql} then e.via_control_unit_id end as via_control_unit_id
+                       case when e.via_control_unit_id is null then null
+                            when e.via_control_unit_id in (select u.control_unit_id from seen_units u) then e.via_control_unit_id
+                            when e.via_control_unit_id not in (select ru.control_unit_id from reached_units ru) and ${viaUnitVisible.sql} then e.via_control_unit_id end as via_control_unit_id
                   from visible e),
       at_place as (select r.* from reached r where r.establishment_id is not null),
-      entered as (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought
+      entered as (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought,
+                         r.control_unit_id in (select u.control_unit_id from seen_units u) as unit_seen
                   from at_place r order by r.establishment_id, r.ts_exposure${latest ? ' desc' : ''}, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id),
       counts as (select r.establishment_id, min(r.int_hops) as int_hops, count(distinct r.animal_id) filter (where r.animal_id in (select v.animal_id from visible v))::int as int_traced_animals
                   from at_place r group by r.establishment_id),
       places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status, f.ts_exposure, c.int_hops,
-                        case when exists (select 1 from animal_stay pa where pa.animal_id = f.animal_id and ${placeAnimalVisible.sql} offset 0) then f.animal_id end as animal_id,
-                        case when ${placeUnitVisible.sql} then f.control_unit_id end as control_unit_id,
-                        case when ${placeUnitVisible.sql} and f.brought then g.id end as gta_id,
-                        case when ${placeUnitVisible.sql} and f.brought then g.str_code end as str_gta_code,
+                        case when f.animal_id in (select x.animal_id from seen x) then f.animal_id
+                             when exists (select 1 from animal_stay pa where pa.animal_id = f.animal_id and ${placeAnimalVisible.sql} offset 0) then f.animal_id end as animal_id,
+                        case when f.unit_seen then f.control_unit_id end as control_unit_id,
+                        case when f.unit_seen and f.brought then g.id end as gta_id,
+                        case when f.unit_seen and f.brought then g.str_code end as str_gta_code,
                         c.int_traced_animals
                    from entered f join establishment e on e.id = f.establishment_id join counts c on c.establishment_id = f.establishment_id
                    join animal_stay s on s.id = f.stay_id
                    left join gta g on g.id = (${leg})
-                  where exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0)),
+                  where case when e.id in (select u.establishment_id from seen_units u) then true
+                             else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0) end),
       ranked as (select v.*, row_number() over (order by v.int_hops, v.ts_via nulls first, v.animal_id)::int as ord from shown v),
       answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from, int_group_to)
                   select ?, v.ord, v.animal_id, v.int_hops, v.bl_seed, v.via_animal_id, v.via_control_unit_id, v.ts_via,
@@ -189,9 +198,6 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
       ...viaAnimalVisible.params,
       ...viaUnitVisible.params,
       ...placeAnimalVisible.params,
-      ...placeUnitVisible.params,
-      ...placeUnitVisible.params,
-      ...placeUnitVisible.params,
       ...establishmentVisible.params,
       id,
       id,
@@ -235,7 +241,7 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * (9.8 s of a 134,000-row COPY at 100,000 animals).
  */
 export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
-  const visible = visibleUnit('s.control_unit_id', 's.establishment_id');
+  const visible = visibleUnit('s.control_unit_id', { establishment: 's.establishment_id' });
   return db.csv({
     sql: `select x.animal_id::text as animal_id, x.str_tag_code, x.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
                  x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
@@ -255,7 +261,7 @@ export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['v
 /** The whole path of each traced animal, oldest stay first, only at units the caller sees: one statement. */
 export async function tracedStays(db: Db, animalIds: readonly string[], visibleUnit: TraceQuestion['visibleUnit']): Promise<TracedStayRow[]> {
   if (!animalIds.length) return [];
-  const visible = visibleUnit('s.control_unit_id', 's.establishment_id');
+  const visible = visibleUnit('s.control_unit_id', { holder: 's' });
   return db.rows<TracedStayRow>({
     sql: `select s.animal_id, s.control_unit_id, cu.str_code as str_control_unit_code, s.establishment_id, e.str_name as str_establishment_name, s.ts_from, s.ts_to,
                  s.animals_ingress_id, s.animals_egress_id, ae.gta_id, g.str_code as str_gta_code

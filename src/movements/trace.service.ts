@@ -93,7 +93,7 @@ export class TraceService {
     const progress = this.progress?.start(actor, {
       str_seed_kind: SEED_KIND[field], seed_id: seed.params[0] as string, str_direction: direction, ts_from: from.toISOString(), ts_to: to.toISOString(), int_max_hops: maxHops,
     }) ?? null;
-    const visibleUnit = (column: string, establishmentColumn?: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', { establishment: establishmentColumn });
+    const visibleUnit: TraceQuestion['visibleUnit'] = (column, on = {}) => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', on);
     try {
       // The walk stores its answer in unlogged tables, which no replica has: the walk, its pages and its
       // CSV run on the primary; the traced animals' stays on a replica (docs/decisions/replicas.md).
@@ -115,7 +115,7 @@ export class TraceService {
    */
   private run(db: Db, q: TraceQuestion): Promise<{ run: TraceRun; reused: boolean }> {
     const scope = requestScope.getStore();
-    const visible = q.visibleUnit('u', 'e');
+    const visible = q.visibleUnit('u', { establishment: 'e' });
     const key = createHash('sha256').update(JSON.stringify([q.seed, q.from, q.to, q.direction, q.maxHops, visible.sql, visible.params.map((p) => (p instanceof Date ? null : p))])).digest('hex');
     const known = scope?.memo?.get(`trace ${key}`) as Promise<TraceRun> | undefined;
     if (known) return known.then((run) => ({ run, reused: true }));
