@@ -1,4 +1,4 @@
-import type { Db } from '../db/sql.js';
+import type { Db, Query } from '../db/sql.js';
 import type { Scope } from '../shared/scoped-query.js';
 import type { UnitScopeOn } from '../places/establishment.policy.js';
 
@@ -102,19 +102,23 @@ const EVENT_HEAD = '(select max(ev.seq) from event ev)';
 const eventRecent = (head: string) => `(select count(*)::int from event ev where ev.seq > coalesce(${head}, 0) - ${RECENT_EVENTS})`;
 
 /**
- * The answer stored for this question and caller (`key`: the question and the caller's visibility)
- * less than RUN_REUSED ago, if the data version has not moved since: the CSV after a JSON page, and
- * the next pages, read it instead of walking again. Null when there is none.
+ * Whether the caller sees the seed (`seen`: SQL of one count, 1 when it does), and the answer
+ * stored for this question and caller (`key`: the question and the caller's visibility) less than
+ * RUN_REUSED ago, if the data version has not moved since: the CSV after a JSON page, and the next
+ * pages, read it instead of walking again. One statement: the request's first round trip.
  */
-export async function traceRunReused(db: Db, key: string): Promise<TraceRun | null> {
-  const [run] = await db.rows<{ id: string; int_total: number; establishments: TracedEstablishmentRow[] }>({
-    sql: `select r.id, r.int_total, r.establishments from trace_run r
-           where r.str_key = ? and r.ts_created_at > now() - interval '${RUN_REUSED}'
-             and r.int_event_head is not distinct from ${EVENT_HEAD} and r.int_event_recent = ${eventRecent('r.int_event_head')}
-           order by r.ts_created_at desc limit 1`,
-    params: [key],
+export async function traceRunReused(db: Db, key: string, seen: Query): Promise<{ seen: boolean; run: TraceRun | null }> {
+  const [row] = await db.rows<{ n: number; id: string | null; int_total: number; establishments: TracedEstablishmentRow[] }>({
+    sql: `select (${seen.sql}) as n, r.id, r.int_total, r.establishments
+            from (select 1) one left join lateral (
+              select r.id, r.int_total, r.establishments from trace_run r
+               where r.str_key = ? and r.ts_created_at > now() - interval '${RUN_REUSED}'
+                 and r.int_event_head is not distinct from ${EVENT_HEAD} and r.int_event_recent = ${eventRecent('r.int_event_head')}
+               order by r.ts_created_at desc limit 1) r on true`,
+    params: [...seen.params, key],
   });
-  return run ? { id: run.id, total: run.int_total, establishments: run.establishments.map((e) => ({ ...e, ts_exposure: new Date(e.ts_exposure) })) } : null;
+  const run = row?.id ? { id: row.id, total: row.int_total, establishments: row.establishments.map((e) => ({ ...e, ts_exposure: new Date(e.ts_exposure) })) } : null;
+  return { seen: !!row?.n, run };
 }
 
 /**
