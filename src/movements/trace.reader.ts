@@ -184,10 +184,13 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
                    left join gta g on g.id = (${leg})
                   where case when e.id in (select u.establishment_id from seen_units u) then true
                              else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0) end),
-      ranked as (select v.*, row_number() over (order by v.int_hops, v.ts_via nulls first, v.animal_id)::int as ord from shown v),
+      ranked as (select v.*, row_number() over (order by v.int_hops, v.ts_via nulls first, v.animal_id)::int as ord,
+                        -- a group of equal moves and time, from its first row (rank) to its last (the count up to the last peer)
+                        (rank() over peers)::int as group_from, (count(*) over peers)::int as group_to
+                   from shown v window peers as (order by v.int_hops, v.ts_via nulls first)),
       answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from, int_group_to)
                   select ?, v.ord, v.animal_id, v.int_hops, v.bl_seed, v.via_animal_id, v.via_control_unit_id, v.ts_via,
-                         min(v.ord) over (partition by v.int_hops, v.ts_via), max(v.ord) over (partition by v.int_hops, v.ts_via)
+                         v.group_from, v.group_to
                     from ranked v)
       insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
         select ?, (select count(*)::int from visible),
