@@ -166,12 +166,11 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
                             when e.via_control_unit_id in (select u.control_unit_id from seen_units u) then e.via_control_unit_id
                             when e.via_control_unit_id not in (select ru.control_unit_id from reached_units ru) and ${viaUnitVisible.sql} then e.via_control_unit_id end as via_control_unit_id
                   from visible e),
-      at_place as (select r.* from reached r where r.establishment_id is not null),
-      entered as (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought,
-                         r.control_unit_id in (select u.control_unit_id from seen_units u) as unit_seen
-                  from at_place r order by r.establishment_id, r.ts_exposure${latest ? ' desc' : ''}, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id),
+      entered as (select f.*, f.control_unit_id in (select u.control_unit_id from seen_units u) as unit_seen
+                    from (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought
+                            from reached r where r.establishment_id is not null order by r.establishment_id, r.ts_exposure${latest ? ' desc' : ''}, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id) f),
       counts as (select r.establishment_id, min(r.int_hops) as int_hops, count(distinct r.animal_id) filter (where r.animal_id in (select v.animal_id from visible v))::int as int_traced_animals
-                  from at_place r group by r.establishment_id),
+                  from reached r where r.establishment_id is not null group by r.establishment_id),
       places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status, f.ts_exposure, c.int_hops,
                         case when f.animal_id in (select x.animal_id from seen x) then f.animal_id
                              when exists (select 1 from animal_stay pa where pa.animal_id = f.animal_id and ${placeAnimalVisible.sql} offset 0) then f.animal_id end as animal_id,
