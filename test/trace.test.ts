@@ -250,6 +250,24 @@ describe('POST /api/trace: one walk per question, caller and data version', () =
   });
 });
 
+describe('POST /api/trace: statements per request', () => {
+  test('a first page that walks: the authentication, the seed with a stored answer (one statement), the walk, the page and its stays; reused, no walk', async () => {
+    const authority = await official(app, county.id);
+    const question = { establishment_id: auction.unit.establishmentId, ts_from: day(11), ts_to: day(12), str_direction: 'FORWARD', int_max_hops: 1 };
+    const first = await app.call('POST', '/api/trace?int_max_results=2', { token: authority.access, body: question });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(2);
+    expect(first.sql).toBe(5);
+    const again = await app.call('POST', '/api/trace?int_max_results=2', { token: authority.access, body: question });
+    expect(again.body).toEqual(first.body);
+    expect(again.sql).toBe(4);
+    // A seed the caller does not see: refused after that one statement, nothing walked.
+    const unseen = await app.call('POST', '/api/trace', { token: authority.access, body: { ...question, establishment_id: randomUUID() } });
+    expect(unseen.status).toBe(422);
+    expect(unseen.sql).toBe(2);
+  });
+});
+
 describe('POST /api/trace: the rank of the animals', () => {
   test('fewest moves, then the contact time (seeds first), then the tag code (none last), then the animal: on every page and in the CSV', async () => {
     const authority = await official(app, county.id);

@@ -1,4 +1,4 @@
-import { bulkOf, primaryOf, type Db } from '../db/sql.js';
+import { bulkOf, primaryOf, type Db, type Query } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import { MANAGING_ROLES } from '../identity/actor.js';
 import { controlUnitPolicy, establishmentPolicy } from '../places/establishment.policy.js';
@@ -89,19 +89,23 @@ export class TraceService {
     if (!actor.isAdmin && !UF_READERS.includes(actor.userType) && !(actor.role && MANAGING_ROLES.includes(actor.role))) {
       throw DomainError.forbidden('the trace is for authorities, integrations, administrators and the owners and managers of an organization');
     }
-    const { seed, from, to, direction, maxHops, field } = await this.question(db, actor, input);
-    const progress = this.progress?.start(actor, {
-      str_seed_kind: SEED_KIND[field], seed_id: seed.params[0] as string, str_direction: direction, ts_from: from.toISOString(), ts_to: to.toISOString(), int_max_hops: maxHops,
-    }) ?? null;
-    const visibleUnit = (column: string, establishmentColumn?: string): Scope => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', { establishment: establishmentColumn });
+    const { seed, from, to, direction, maxHops, field, seen } = this.question(actor, input);
+    const visibleUnit: TraceQuestion['visibleUnit'] = (column, on = {}) => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', on);
+    // Published once the seed is known to be seen (`run`): a refused question publishes nothing.
+    const phases: { run: TraceProgressRun | null } = { run: null };
+    const started = () => {
+      phases.run = this.progress?.start(actor, {
+        str_seed_kind: SEED_KIND[field], seed_id: seed.params[0] as string, str_direction: direction, ts_from: from.toISOString(), ts_to: to.toISOString(), int_max_hops: maxHops,
+      }) ?? null;
+    };
     try {
       // The walk stores its answer in unlogged tables, which no replica has: the walk, its pages and its
       // CSV run on the primary; the traced animals' stays on a replica (docs/decisions/replicas.md).
-      const { run, reused } = await this.run(primaryOf(db), { seed, from, to, direction, maxHops, visibleUnit });
-      progress?.walked(run.establishments.length, run.total, reused);
-      return { run, visibleUnit, progress };
+      const { run, reused } = await this.run(primaryOf(db), { seed, from, to, direction, maxHops, visibleUnit }, { sql: seen.sql, params: seen.params, field }, started);
+      phases.run?.walked(run.establishments.length, run.total, reused);
+      return { run, visibleUnit, progress: phases.run };
     } catch (e) {
-      progress?.failed(e);
+      phases.run?.failed(e);
       throw e;
     }
   }
@@ -111,15 +115,26 @@ export class TraceService {
    * stored, and so do the same caller's next requests for the same question (the CSV after a JSON
    * page, the next pages) for a minute while the data version holds (`traceRunReused`). The key is
    * the question and the caller's visibility (its SQL and parameters, but for the request's instant
-   * that the sharings' schedule is read at), so no other caller reads it.
+   * that the sharings' schedule is read at), so no other caller reads it. The seed's visibility is
+   * read in the same statement as the stored answer (one round trip; the request's later calls
+   * read neither), and `started` is called once the seed is known to be seen.
    */
-  private run(db: Db, q: TraceQuestion): Promise<{ run: TraceRun; reused: boolean }> {
+  private run(db: Db, q: TraceQuestion, seen: Query & { field: SeedField }, started: () => void): Promise<{ run: TraceRun; reused: boolean }> {
     const scope = requestScope.getStore();
-    const visible = q.visibleUnit('u', 'e');
+    const visible = q.visibleUnit('u', { establishment: 'e' });
     const key = createHash('sha256').update(JSON.stringify([q.seed, q.from, q.to, q.direction, q.maxHops, visible.sql, visible.params.map((p) => (p instanceof Date ? null : p))])).digest('hex');
     const known = scope?.memo?.get(`trace ${key}`) as Promise<TraceRun> | undefined;
-    if (known) return known.then((run) => ({ run, reused: true }));
-    const walked = traceRunReused(db, key).then(async (stored) => (stored ? { run: stored, reused: true } : { run: await traceRun(db, q, newId(), key), reused: false }));
+    if (known) {
+      return known.then((run) => {
+        started();
+        return { run, reused: true };
+      });
+    }
+    const walked = traceRunReused(db, key, seen).then(async (found) => {
+      if (!found.seen) throw DomainError.field(seen.field, seen.field === 'animal_id' ? 'no such animal' : seen.field === 'control_unit_id' ? 'no such control unit' : 'no such establishment');
+      started();
+      return found.run ? { run: found.run, reused: true } : { run: await traceRun(db, q, newId(), key), reused: false };
+    });
     if (scope) {
       const stored = walked.then((w) => w.run);
       stored.catch(() => undefined); // the caller hears the failure through `walked`
@@ -128,8 +143,8 @@ export class TraceService {
     return walked;
   }
 
-  /** Checks the question; the seed must be a place or animal the caller sees (422 naming the field otherwise). */
-  private async question(db: Db, actor: Actor, input: TraceInput): Promise<{ seed: Scope; from: Date; to: Date; direction: TraceDirection; maxHops: number | null; field: SeedField }> {
+  /** Checks the question (400 and 422 naming the field); `seen`: one statement's SQL, 1 when the caller sees the seed (422 otherwise, `run`). */
+  private question(actor: Actor, input: TraceInput): { seed: Scope; from: Date; to: Date; direction: TraceDirection; maxHops: number | null; field: SeedField; seen: Query } {
     const check = new Checker();
     const given = (['establishment_id', 'control_unit_id', 'animal_id'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
     if (given.length !== 1) check.add(given.length ? given[1]! : 'establishment_id', 'give exactly one of establishment_id, control_unit_id, animal_id');
@@ -144,17 +159,15 @@ export class TraceService {
     check.throwIfAny();
     const field = given[0]!;
     const id = input[field]!.toLowerCase();
-    const seen = await db.rows<{ n: number }>(visibility(actor, field, id));
-    if (!seen[0]?.n) throw DomainError.field(field, field === 'animal_id' ? 'no such animal' : field === 'control_unit_id' ? 'no such control unit' : 'no such establishment');
     const column = { establishment_id: 's.establishment_id', control_unit_id: 's.control_unit_id', animal_id: 's.animal_id' }[field];
-    return { seed: { sql: `${column} = ?`, params: [id] }, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null, field };
+    return { seed: { sql: `${column} = ?`, params: [id] }, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null, field, seen: visibility(actor, field, id) };
   }
 }
 
 type SeedField = 'establishment_id' | 'control_unit_id' | 'animal_id';
 const SEED_KIND = { establishment_id: 'ESTABLISHMENT', control_unit_id: 'CONTROL_UNIT', animal_id: 'ANIMAL' } as const;
 
-/** One statement: 1 when the caller sees the seed (an animal: one of its stays' units). */
+/** The SQL of one count: 1 when the caller sees the seed (an animal: one of its stays' units). */
 function visibility(actor: Actor, field: 'establishment_id' | 'control_unit_id' | 'animal_id', id: string): { sql: string; params: unknown[] } {
   if (field === 'establishment_id') {
     const scope = establishmentPolicy.scope(actor);

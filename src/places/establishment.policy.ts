@@ -70,6 +70,14 @@ const NONE: Scope = { sql: 'false', params: [] };
 /** `a or b`, or `a` alone without `b`. */
 const or = (a: Scope, b: Scope | null): Scope => (b ? { sql: `(${a.sql} or ${b.sql})`, params: [...a.params, ...b.params] } : a);
 
+/** Where `controlUnitPolicy.unitIn` reads the row's unit from (see there). */
+export interface UnitScopeOn {
+  establishment?: string;
+  holder?: string;
+  prefix?: string;
+  perRow?: boolean;
+}
+
 /**
  * `Scope.countingParts` of `own or granted`: the caller's own rows (one equality, an index-only
  * count), then the granted rows that are not its own (a few, by key).
@@ -146,7 +154,7 @@ export const controlUnitPolicy = {
    * reads of a few rows (a page of units): a state's authority would otherwise hash the ids of its
    * 25,000 establishments on every request.
    */
-  unitIn(actor: Actor, column: string, data: SharedData, on: { establishment?: string; holder?: string; prefix?: string; perRow?: boolean } = {}): Scope {
+  unitIn(actor: Actor, column: string, data: SharedData, on: UnitScopeOn = {}): Scope {
     if (actor.isAdmin) return ALL;
     const own = on.holder ? ownHeld(actor, on.holder, on.prefix) : ownEstablishments(actor, 'oe');
     const invited = grantedUnitIds(actor, data);
