@@ -55,7 +55,7 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   await em.execute('set local jit = off');
   await em.execute('set local max_parallel_workers_per_gather = 0'); // random() in a worker ignores the seed
   // The rows are consistent by construction: foreign keys are not checked row by row (5,000,000 stays),
-  // and no trigger runs, so the inserts below name each row's holder (Migration0036, Migration0057) themselves.
+  // and no trigger runs, so the inserts below name each row's holder (Migration0036) themselves.
   await em.execute('set local session_replication_role = replica');
   await em.execute('select setseed(0.42)');
   await em.execute(
@@ -71,12 +71,12 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   );
   await em.execute('create unlogged table bench_kind as select region, kind, count(*)::int as n from bench_est group by region, kind');
   await em.execute(
-    `insert into establishment (id, organization_id, county_id, holder_federative_unit, str_name, str_type, str_socioenvironmental_status)
-     select id, ?, ?, (select c.str_federative_unit from county c where c.id = ?), 'Est ' || lpad(g::text, 6, '0'),
+    `insert into establishment (id, organization_id, county_id, str_name, str_type, str_socioenvironmental_status)
+     select id, ?, ?, 'Est ' || lpad(g::text, 6, '0'),
             case kind when 'A' then 'AUCTION' when 'F' then 'FEEDLOT' when 'S' then 'SLAUGHTERHOUSE' else 'FARM' end,
             case when g % 97 = 0 then 'NON_COMPLIANT' else 'COMPLIANT' end
        from bench_est`,
-    [spec.organizationId, spec.countyId, spec.countyId],
+    [spec.organizationId, spec.countyId],
   );
   await em.execute(
     `create unlogged table bench_unit as
