@@ -49,15 +49,36 @@ function walk(forward: boolean): string {
     update trace_wrun r set x_prev = r.x, x = b.x, src = b.src, changed = ${k}, xs = r.xs || b.x, ks = r.ks || ${k}
       from best b where r.place = b.place and r.run = b.run and (r.x is null or b.x ${better} r.x);
     delete from trace_wcand c where c.is_vehicle = ${vehicle};`;
-  // The unit presences newly exposed this round, each sent on: to the vehicle it left on, or to its next stay (backward: the previous stay, or the vehicle that brought it).
+  // The unit presences newly exposed this round (hops k), each sent on: to the vehicle it left on, or
+  // to its next stay (backward: the previous stay, or the vehicle that brought it).
+  // Forward, the descent that finds the next stay reads the animal's whole path after it (the same
+  // index pages): when nothing of it can be reached (no move, and every later presence lies after the
+  // window) this presence is the animal's last reached one, so its path past the window is returned
+  // here, one move each, and the animal is noted in trace_wdone: the final pass does not descend for
+  // it again. (Backward the same was measured no cheaper: the vehicle of the previous stay, looked up
+  // from a materialized path, is no longer memoized, and costs what the saved descents did.)
   const unitMoves = forward
-    ? `insert into trace_wcand
-         select coalesce(v.vehicle, n.control_unit_id), v.vehicle is not null, case when v.vehicle is not null then s.ts_to else n.ts_from end, s.animal_id
-           from trace_wrun r join trace_wplace l on l.place = r.place
-           join lateral (${runStays(true, true)}) s on true
-           left join lateral (${VEHICLE('s.animals_egress_id')}) v on true
-           left join lateral (select n.control_unit_id, n.ts_from from animal_stay n where v.vehicle is null and n.animal_id = s.animal_id and (n.ts_from, n.id) > (s.ts_from, s.id) order by n.ts_from, n.id limit 1) n on true
-          where r.changed = k and not r.is_vehicle and case when v.vehicle is not null then s.ts_to <= p_to else n.ts_from <= p_to end;`
+    ? `return query
+         with exposed as materialized (
+           select s.id, s.animal_id, s.ts_from, s.ts_to, v.vehicle, v.vehicle is not null and s.ts_to <= p_to as rides
+             from trace_wrun r join trace_wplace l on l.place = r.place
+             join lateral (${runStays(true, true)}) s on true
+             left join lateral (${VEHICLE('s.animals_egress_id')}) v on true
+            where r.changed = k and not r.is_vehicle),
+         path as materialized (
+           select e.*, o.control_unit_id, o.establishment_id, o.id as o_id, o.ts_from as o_from, o.ts_to as o_to,
+                  row_number() over w as rn, bool_and(o.id is null or least(o.ts_from, coalesce(o.ts_to, 'infinity')) > p_to) over w as clear
+             from exposed e
+             left join lateral (select o.control_unit_id, o.establishment_id, o.id, o.ts_from, o.ts_to from animal_stay o
+                                 where not e.rides and o.animal_id = e.animal_id and (o.ts_from, o.id) > (e.ts_from, e.id) order by o.ts_from, o.id offset 0) o on true
+           window w as (partition by e.id order by o.ts_from, o.id rows between unbounded preceding and unbounded following)),
+         moves as (
+           insert into trace_wcand
+             select case when p.rides then p.vehicle else p.control_unit_id end, p.rides, case when p.rides then p.ts_to else p.o_from end, p.animal_id
+               from path p where p.rn = 1 and (p.rides or (p.vehicle is null and p.o_from <= p_to))),
+         done as (insert into trace_wdone select p.animal_id from path p where p.rn = 1 and p.clear and not p.rides)
+       select p.animal_id, p.control_unit_id, p.establishment_id, p.o_id, p.o_from, k + p.rn::integer, p.animal_id, null::uuid, p.o_from, false
+         from path p where p.clear and not p.rides and p.o_id is not null and (p_max_hops is null or k + p.rn <= p_max_hops);`
     : `insert into trace_wcand
          select coalesce(v.vehicle, b.control_unit_id), v.vehicle is not null, case when v.vehicle is not null then s.ts_from else b.ts_to end, s.animal_id
            from trace_wrun r join trace_wplace l on l.place = r.place
@@ -92,7 +113,7 @@ function walk(forward: boolean): string {
     loop
       exit when p_max_hops is not null and k >= p_max_hops;
       ${unitMoves}
-      moved := found;
+      moved := exists (select 1 from trace_wcand);
       exit when not moved;
       k := k + 1;
       ${apply(true, 'k')}
@@ -109,7 +130,8 @@ function walk(forward: boolean): string {
         union all
         select p.animal_id, null::uuid, null::uuid, p.stay_id, true, ${rideExposure}, p.hops, false, r.src, p.loaded_from
           from trace_wride p join trace_wrun r on r.place = p.place and r.run = p.run where p.hops is not null),
-      anchor as (select distinct on (x.animal_id) x.animal_id, x.hops, x.is_vehicle, x.sf, x.stay_id from reached x order by x.animal_id, ${anchorOrder}),
+      anchor as (select distinct on (x.animal_id) x.animal_id, x.hops, x.is_vehicle, x.sf, x.stay_id from reached x
+                  where not exists (select 1 from trace_wdone d where d.animal_id = x.animal_id) order by x.animal_id, ${anchorOrder}),
       -- With a hop limit, only the animals whose next stay past the window is within it.
       onward as (select a.* from anchor a where p_max_hops is null or a.hops + case when a.is_vehicle then 0 else 1 end <= p_max_hops),
       beyond as (
@@ -199,7 +221,9 @@ begin
   create index if not exists trace_wrun_changed on trace_wrun (changed);
   create temp table if not exists trace_wcand (place uuid not null, is_vehicle boolean not null, x timestamptz not null, src uuid not null) on commit drop;
   create temp table if not exists trace_wseed (stay_id bigint primary key) on commit drop;
-  truncate trace_wplace, trace_wride, trace_wrun, trace_wcand, trace_wseed;
+  -- The animals whose path past the window a round already returned.
+  create temp table if not exists trace_wdone (animal_id uuid not null) on commit drop;
+  truncate trace_wplace, trace_wride, trace_wrun, trace_wcand, trace_wseed, trace_wdone;
   if p_forward then${walk(true).replace(/\n/g, '\n  ')}
   else${walk(false).replace(/\n/g, '\n  ')}
   end if;
