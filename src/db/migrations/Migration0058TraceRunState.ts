@@ -20,6 +20,13 @@ const VEHICLE = (egress: string) =>
     where e.id = ${egress} and e.str_status in ('FINISHED', 'RECEIVED') offset 0`;
 
 /**
+ * The stays' future partition key (docs/decisions/partitioning.md), named beside the conditions that
+ * imply it (a stay ends at or after it begins: Migration0012's check), so that closed years before
+ * the window can be pruned once the stays are partitioned; it changes no answer.
+ */
+const KEY = (stay: string) => `coalesce(${stay}.ts_to, 'infinity'::timestamptz)`;
+
+/**
  * The stays of unit run `r` (of place `l`) that its label reaches, read from the unit's index: those
  * loaded with the run (begun by `l.hi`, not ended before `l.lo`, begun inside the run's bounds).
  * `fresh`: only those its previous label (`x_prev`) did not reach (the presences exposed this round).
@@ -30,7 +37,7 @@ function runStays(forward: boolean, fresh: boolean): string {
     ? `s.ts_from <= least(r.r_to, l.hi) and coalesce(s.ts_to, t_now) >= r.x${fresh ? ' and (r.x_prev is null or coalesce(s.ts_to, t_now) < r.x_prev)' : ''}`
     : `s.ts_from <= least(r.r_to, l.hi, r.x)${fresh ? " and s.ts_from > coalesce(r.x_prev, '-infinity')" : ''}`;
   return `select s.id, s.animal_id, s.establishment_id, s.ts_from, s.ts_to, s.animals_egress_id from animal_stay s
-           where s.control_unit_id = r.place and s.ts_from >= r.r_from and ${reach} and coalesce(s.ts_to, t_now) >= l.lo offset 0`;
+           where s.control_unit_id = r.place and s.ts_from >= r.r_from and ${reach} and coalesce(s.ts_to, t_now) >= l.lo and ${KEY('s')} >= l.lo offset 0`;
 }
 
 /** One direction's walk. Forward: labels are earliest exposures; backward, latest. */
@@ -70,7 +77,7 @@ function walk(forward: boolean): string {
                   row_number() over w as rn, bool_and(o.id is null or least(o.ts_from, coalesce(o.ts_to, 'infinity')) > p_to) over w as clear
              from exposed e
              left join lateral (select o.control_unit_id, o.establishment_id, o.id, o.ts_from, o.ts_to from animal_stay o
-                                 where not e.rides and o.animal_id = e.animal_id and (o.ts_from, o.id) > (e.ts_from, e.id) order by o.ts_from, o.id offset 0) o on true
+                                 where not e.rides and o.animal_id = e.animal_id and (o.ts_from, o.id) > (e.ts_from, e.id) and ${KEY('o')} >= e.ts_from order by o.ts_from, o.id offset 0) o on true
            window w as (partition by e.id order by o.ts_from, o.id rows between unbounded preceding and unbounded following)),
          moves as (
            insert into trace_wcand
@@ -103,7 +110,7 @@ function walk(forward: boolean): string {
   // Past the window (paths are whole): each traced animal's stays after (backward: before) the last
   // (first) presence the walk reached it at, one move each; a ride's far end is part of its move.
   const anchorOrder = forward ? 'x.sf desc, x.stay_id desc, x.is_vehicle desc' : 'x.sf, x.stay_id, x.is_vehicle';
-  const onward = forward ? '(s.ts_from, s.id) > (a.sf, a.stay_id)' : '((s.ts_from, s.id) < (a.sf, a.stay_id) or (a.is_vehicle and s.id = a.stay_id))';
+  const onward = forward ? `(s.ts_from, s.id) > (a.sf, a.stay_id) and ${KEY('s')} >= a.sf` : '((s.ts_from, s.id) < (a.sf, a.stay_id) or (a.is_vehicle and s.id = a.stay_id))';
   const pathExposure = forward ? 'b.ts_from' : 'coalesce(b.ts_to, t_now)';
   return `
     truncate trace_wcand;
@@ -171,7 +178,7 @@ begin
                       union all select te.animals_egress_id from travel_embark te join animals_egress e on e.id = te.animals_egress_id
                        where te.travel_id = l.place and te.ts_released_at is null and e.str_status in ('FINISHED', 'RECEIVED')) e on true
         join lateral (select s.id, s.animal_id, s.control_unit_id, s.ts_from, s.ts_to from animal_stay s where s.animals_egress_id = e.id) s on true
-        left join lateral (select n.control_unit_id, n.ts_from from animal_stay n where n.animal_id = s.animal_id and (n.ts_from, n.id) > (s.ts_from, s.id) order by n.ts_from, n.id limit 1) n on true
+        left join lateral (select n.control_unit_id, n.ts_from from animal_stay n where n.animal_id = s.animal_id and (n.ts_from, n.id) > (s.ts_from, s.id) and ${KEY('n')} >= s.ts_from order by n.ts_from, n.id limit 1) n on true
        where not l.loaded and l.is_vehicle and s.ts_to <= l.hi and coalesce(n.ts_from, t_now) >= l.lo),
     marked as (
       select x.*, case when x.f <= max(x.t) over (partition by x.place order by x.f, x.t, x.pid rows between unbounded preceding and 1 preceding) then 0 else 1 end as brk from fresh x),
@@ -187,7 +194,7 @@ begin
       select l.place, s.id as pid, s.ts_from as f, coalesce(s.ts_to, t_now) as t
         from trace_wplace l
         join lateral (select s.id, s.ts_from, s.ts_to from animal_stay s
-                       where s.control_unit_id = l.place and s.ts_from <= l.hi and coalesce(s.ts_to, t_now) >= l.lo offset 0) s on true
+                       where s.control_unit_id = l.place and s.ts_from <= l.hi and coalesce(s.ts_to, t_now) >= l.lo and ${KEY('s')} >= l.lo offset 0) s on true
        where not l.loaded and not l.is_vehicle),
     marked as (
       select x.*, case when x.f <= max(x.t) over (partition by x.place order by x.f, x.t, x.pid rows between unbounded preceding and 1 preceding) then 0 else 1 end as brk from fresh x),
