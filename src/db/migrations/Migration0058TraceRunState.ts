@@ -27,18 +27,26 @@ const VEHICLE = (egress: string) =>
 const KEY = (stay: string) => `coalesce(${stay}.ts_to, 'infinity'::timestamptz)`;
 
 /**
- * The stays of unit run `r` (of place `l`) that its label reaches, read from the unit's index: those
- * loaded with the run (begun by `l.hi`, not ended before `l.lo`, begun inside the run's bounds).
+ * The stays of unit run `r` (from RUNS) that its label reaches, read from the unit's index: those
+ * loaded with the run (begun by its place's `hi`, not ended before its `lo`, begun inside the run's bounds).
  * `fresh`: only those its previous label (`x_prev`) did not reach (the presences exposed this round).
  */
 function runStays(forward: boolean, fresh: boolean): string {
   // Backward, the label bounds the index range itself (a stay it reaches began by it).
   const reach = forward
-    ? `s.ts_from <= least(r.r_to, l.hi) and coalesce(s.ts_to, t_now) >= r.x${fresh ? ' and (r.x_prev is null or coalesce(s.ts_to, t_now) < r.x_prev)' : ''}`
-    : `s.ts_from <= least(r.r_to, l.hi, r.x)${fresh ? " and s.ts_from > coalesce(r.x_prev, '-infinity')" : ''}`;
+    ? `s.ts_from <= least(r.r_to, r.hi) and coalesce(s.ts_to, t_now) >= r.x${fresh ? ' and (r.x_prev is null or coalesce(s.ts_to, t_now) < r.x_prev)' : ''}`
+    : `s.ts_from <= least(r.r_to, r.hi, r.x)${fresh ? " and s.ts_from > coalesce(r.x_prev, '-infinity')" : ''}`;
   return `select s.id, s.animal_id, s.establishment_id, s.ts_from, s.ts_to, s.animals_egress_id from animal_stay s
-           where s.control_unit_id = r.place and s.ts_from >= r.r_from and ${reach} and coalesce(s.ts_to, t_now) >= l.lo and ${KEY('s')} >= l.lo offset 0`;
+           where s.control_unit_id = r.place and s.ts_from >= r.r_from and ${reach} and coalesce(s.ts_to, t_now) >= r.lo and ${KEY('s')} >= r.lo offset 0`;
 }
+
+/**
+ * The unit runs matching `where` with their place's bounds, in the order of the places (so that the
+ * range scans of `animal_stay_unit` that follow walk its pages in order, not at random).
+ */
+const RUNS = (where: string) =>
+  `(select r.place, r.run, r.r_from, r.r_to, r.x, r.x_prev, r.src, r.xs, r.ks, l.lo, l.hi from trace_wrun r join trace_wplace l on l.place = r.place
+     where ${where} and not r.is_vehicle order by r.place offset 0) r`;
 
 /** One direction's walk. Forward: labels are earliest exposures; backward, latest. */
 function walk(forward: boolean): string {
@@ -68,10 +76,10 @@ function walk(forward: boolean): string {
     ? `return query
          with exposed as materialized (
            select s.id, s.animal_id, s.ts_from, s.ts_to, v.vehicle, v.vehicle is not null and s.ts_to <= p_to as rides
-             from trace_wrun r join trace_wplace l on l.place = r.place
+             from ${RUNS('r.changed = k')}
              join lateral (${runStays(true, true)}) s on true
              left join lateral (${VEHICLE('s.animals_egress_id')}) v on true
-            where r.changed = k and not r.is_vehicle),
+            order by s.animal_id),
          path as materialized (
            select e.*, o.control_unit_id, o.establishment_id, o.id as o_id, o.ts_from as o_from, o.ts_to as o_to,
                   row_number() over w as rn, bool_and(o.id is null or least(o.ts_from, coalesce(o.ts_to, 'infinity')) > p_to) over w as clear
@@ -88,11 +96,10 @@ function walk(forward: boolean): string {
          from path p where p.clear and not p.rides and p.o_id is not null and (p_max_hops is null or k + p.rn <= p_max_hops);`
     : `insert into trace_wcand
          select coalesce(v.vehicle, b.control_unit_id), v.vehicle is not null, case when v.vehicle is not null then s.ts_from else b.ts_to end, s.animal_id
-           from trace_wrun r join trace_wplace l on l.place = r.place
-           join lateral (${runStays(false, true)}) s on true
+           from (select s.* from ${RUNS('r.changed = k')} join lateral (${runStays(false, true)}) s on true order by s.animal_id offset 0) s
            join lateral (select b.control_unit_id, b.ts_to, b.animals_egress_id from animal_stay b where b.animal_id = s.animal_id and (b.ts_from, b.id) < (s.ts_from, s.id) order by b.ts_from desc, b.id desc limit 1) b on true
            left join lateral (${VEHICLE('b.animals_egress_id')}) v on true
-          where r.changed = k and not r.is_vehicle and case when v.vehicle is not null then s.ts_from >= p_from else b.ts_to >= p_from end;`;
+          where case when v.vehicle is not null then s.ts_from >= p_from else b.ts_to >= p_from end;`;
   // The rides newly exposed this round: the unit the move ends at (forward: where it unloads; backward: where it was loaded), no move more.
   const rideEnds = `
     with exposed as (
@@ -131,9 +138,8 @@ function walk(forward: boolean): string {
       with reached as materialized (
         select s.animal_id, r.place as unit_id, s.establishment_id, s.id as stay_id, false as is_vehicle, ${exposure} as ex, ${firstRound} as hops,
                exists (select 1 from trace_wseed sd where sd.stay_id = s.id) as seed, r.src, s.ts_from as sf
-          from trace_wrun r join trace_wplace l on l.place = r.place
+          from ${RUNS('r.x is not null')}
           join lateral (${runStays(forward, false)}) s on true
-         where r.x is not null and not r.is_vehicle
         union all
         select p.animal_id, null::uuid, null::uuid, p.stay_id, true, ${rideExposure}, p.hops, false, r.src, p.loaded_from
           from trace_wride p join trace_wrun r on r.place = p.place and r.run = p.run where p.hops is not null),
@@ -168,18 +174,25 @@ begin
       from trace_wcand c where c.is_vehicle = p_vehicles and not exists (select 1 from trace_wplace l where l.place = c.place) group by c.place, c.is_vehicle;
   if not found then return; end if;
   if p_vehicles then
-    with fresh as (
-      -- A ride: from the egress that closed a stay to the animal's next stay (still riding: now).
-      select -s.id as pid, l.place, s.animal_id, s.id as stay_id, s.ts_to as f, coalesce(n.ts_from, t_now) as t, s.ts_from as loaded_from,
-             case when p_forward then n.control_unit_id else s.control_unit_id end as end_unit, case when p_forward then n.ts_from else s.ts_to end as end_x
+    -- The riders of the vehicles not loaded yet, in the order of the animals (so that the descents to
+    -- their next stays walk \`animal_stay_path\` in order).
+    with riders as (
+      select l.place, l.lo, s.id, s.animal_id, s.control_unit_id, s.ts_from, s.ts_to
         from trace_wplace l
         join lateral (select e.id from animals_egress e where e.id = l.place and e.str_status in ('FINISHED', 'RECEIVED')
                          and not exists (select 1 from travel_embark te where te.animals_egress_id = e.id and te.ts_released_at is null)
                       union all select te.animals_egress_id from travel_embark te join animals_egress e on e.id = te.animals_egress_id
                        where te.travel_id = l.place and te.ts_released_at is null and e.str_status in ('FINISHED', 'RECEIVED')) e on true
         join lateral (select s.id, s.animal_id, s.control_unit_id, s.ts_from, s.ts_to from animal_stay s where s.animals_egress_id = e.id) s on true
+       where not l.loaded and l.is_vehicle and s.ts_to <= l.hi
+       order by s.animal_id offset 0),
+    fresh as (
+      -- A ride: from the egress that closed a stay to the animal's next stay (still riding: now).
+      select -s.id as pid, s.place, s.animal_id, s.id as stay_id, s.ts_to as f, coalesce(n.ts_from, t_now) as t, s.ts_from as loaded_from,
+             case when p_forward then n.control_unit_id else s.control_unit_id end as end_unit, case when p_forward then n.ts_from else s.ts_to end as end_x
+        from riders s
         left join lateral (select n.control_unit_id, n.ts_from from animal_stay n where n.animal_id = s.animal_id and (n.ts_from, n.id) > (s.ts_from, s.id) and ${KEY('n')} >= s.ts_from order by n.ts_from, n.id limit 1) n on true
-       where not l.loaded and l.is_vehicle and s.ts_to <= l.hi and coalesce(n.ts_from, t_now) >= l.lo),
+       where coalesce(n.ts_from, t_now) >= s.lo),
     marked as (
       select x.*, case when x.f <= max(x.t) over (partition by x.place order by x.f, x.t, x.pid rows between unbounded preceding and 1 preceding) then 0 else 1 end as brk from fresh x),
     loaded as (
