@@ -66,13 +66,14 @@ export interface TracedStayRow {
   str_gta_code: string | null;
 }
 
-/** The reach of the question as SQL: one `trace_runs` walk per direction (Migration0025TraceRuns). */
+/** The reach of the question as SQL: one `trace_runs` walk per direction (Migration0058TraceRunState). */
 function reachedSql(q: TraceQuestion): { sql: string; params: unknown[] } {
-  const seed = `array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ?)`;
+  // The stays' future partition key beside the end's condition (docs/decisions/partitioning.md): implied by it, it prunes closed years.
+  const seed = `array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ? and coalesce(s.ts_to, 'infinity'::timestamptz) >= ?)`;
   const walks = q.direction === 'BOTH' ? [true, false] : [q.direction === 'FORWARD'];
   const params: unknown[] = [];
   const parts = walks.map((forward) => {
-    params.push(...q.seed.params, q.to, q.from, q.from, q.to, forward, q.maxHops);
+    params.push(...q.seed.params, q.to, q.from, q.from, q.from, q.to, forward, q.maxHops);
     return `select * from trace_runs(${seed}, ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
   });
   return { sql: parts.join(' union all '), params };

@@ -37,6 +37,7 @@ import { Migration0048ActorChanges } from './Migration0048ActorChanges.js';
 import { Migration0049EgressHolders } from './Migration0049EgressHolders.js';
 import { Migration0052EventLogPartitions } from './Migration0052EventLogPartitions.js';
 import { Migration0057EstablishmentState } from './Migration0057EstablishmentState.js';
+import { Migration0058TraceRunState } from './Migration0058TraceRunState.js';
 import { Migration0060TraceAnswerUnkeyed } from './Migration0060TraceAnswerUnkeyed.js';
 import { Migration0061GrantChanges } from './Migration0061GrantChanges.js';
 
@@ -81,6 +82,7 @@ export const migrationsList = [
   { name: 'Migration0049EgressHolders', class: Migration0049EgressHolders },
   { name: 'Migration0052EventLogPartitions', class: Migration0052EventLogPartitions },
   { name: 'Migration0057EstablishmentState', class: Migration0057EstablishmentState },
+  { name: 'Migration0058TraceRunState', class: Migration0058TraceRunState },
   { name: 'Migration0060TraceAnswerUnkeyed', class: Migration0060TraceAnswerUnkeyed },
   { name: 'Migration0061GrantChanges', class: Migration0061GrantChanges },
 ];
