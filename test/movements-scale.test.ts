@@ -33,6 +33,18 @@ async function loadedEgress(n: number, to?: Holding) {
   return { farm, feedlot, codes, animalIds, gta, egress };
 }
 
+/** One feedlot and, per size, a loaded egress to it (loadedEgress) finished: the legs an ingress receives. */
+async function dispatched(sizes: number[]) {
+  const feedlot = await holding(app, county, 'FEEDLOT');
+  const legs = [];
+  for (const size of sizes) {
+    const leg = await loadedEgress(size, feedlot);
+    ok(await app.call('POST', `/api/animals-egress/${leg.egress.id}/finish`, { token: leg.farm.owner.access }));
+    legs.push(leg);
+  }
+  return { feedlot, legs };
+}
+
 describe('statements per movement request do not grow with the animals', () => {
   test('finish of an egress of 5 and of 200 read animals', async () => {
     const finish = async (n: number) => {
@@ -54,14 +66,8 @@ describe('statements per movement request do not grow with the animals', () => {
   test('an ingress finish reconciling 5 animals under 1 GTA and 200 under 3: some missing, some unexpected, one unknown code', async () => {
     /** `sizes[g]` animals dispatched under GTA g; read all but `missing` of each, plus `unexpected` animals of another farm and one unknown code. */
     const reconcile = async (sizes: number[], missing: number, unexpected: number) => {
-      const feedlot = await holding(app, county, 'FEEDLOT');
+      const { feedlot, legs } = await dispatched(sizes);
       const gtas = sizes.length;
-      const legs = [];
-      for (const size of sizes) {
-        const leg = await loadedEgress(size, feedlot);
-        ok(await app.call('POST', `/api/animals-egress/${leg.egress.id}/finish`, { token: leg.farm.owner.access }));
-        legs.push(leg);
-      }
       const stranger = await holding(app, county, 'FARM');
       const strays = await stockAnimals(app, stranger.unit.unitId, unexpected);
       const unknown = codeAt(freshCodeBlock(), 7);
@@ -90,14 +96,8 @@ describe('statements per movement request do not grow with the animals', () => {
 
   test('an ingress finish that receives every GTA whole: 5 animals under 1 GTA and 200 under 3', async () => {
     const whole = async (sizes: number[]) => {
-      const feedlot = await holding(app, county, 'FEEDLOT');
+      const { feedlot, legs } = await dispatched(sizes);
       const gtas = sizes.length;
-      const legs = [];
-      for (const size of sizes) {
-        const leg = await loadedEgress(size, feedlot);
-        ok(await app.call('POST', `/api/animals-egress/${leg.egress.id}/finish`, { token: leg.farm.owner.access }));
-        legs.push(leg);
-      }
       const ingress = (await mustPost(app, '/api/animals-ingress', feedlot.owner.access, { to_control_unit_id: feedlot.unit.unitId, gtas: legs.map((l) => ({ gta_id: l.gta.id })), tags: legs.flatMap((l) => l.codes).map((c) => ingressRead(c)) })).body.data;
       const res = ok(await app.call('POST', `/api/animals-ingress/${ingress.id}/finish`, { token: feedlot.owner.access }));
       expect(res.body.data).toMatchObject({ str_status: 'RECEIVED', int_received_count: sizes.reduce((sum, n) => sum + n, 0) });

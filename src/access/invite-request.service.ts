@@ -9,7 +9,7 @@ import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { Invite } from './invite.entity.js';
@@ -35,9 +35,7 @@ export const INVITE_REQUEST_SEARCH: SearchSpec = {
 
 export class InviteRequestService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<InviteRequest> {
-    const found = isUuid(id) ? await findVisible(em, InviteRequest, 'invite_request r', inviteRequestPolicy.scope(actor), id) : null;
-    if (!found) throw DomainError.notFound('invite request');
-    return found;
+    return mustFindVisible(em, InviteRequest, 'invite_request r', inviteRequestPolicy.scope(actor), id, 'invite request');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<InviteRequest>> {

@@ -14,7 +14,7 @@ import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { findVisible, mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import { Invite } from './invite.entity.js';
@@ -58,9 +58,7 @@ export class InviteService {
   constructor(private readonly auth: AuthService) {}
 
   async get(em: EntityManager, actor: Actor, id: string): Promise<Invite> {
-    const found = isUuid(id) ? await findVisible(em, Invite, 'invite i', invitePolicy.scope(actor), id) : null;
-    if (!found) throw DomainError.notFound('invite');
-    return found;
+    return mustFindVisible(em, Invite, 'invite i', invitePolicy.scope(actor), id, 'invite');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Invite>> {

@@ -6,9 +6,8 @@ import type { Actor } from '../identity/actor.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents } from '../shared/events.js';
-import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { Sharing } from './sharing.entity.js';
@@ -116,8 +115,7 @@ export class SharingService {
 
   /** The sharing, locked, when the caller sees it (404) and manages it (403). */
   private async manageable(tx: EntityManager, actor: Actor, id: string): Promise<Sharing> {
-    const sharing = isUuid(id) ? await findVisible(tx, Sharing, 'sharing s', sharingPolicy.scope(actor), id.toLowerCase(), { forUpdate: true }) : null;
-    if (!sharing) throw DomainError.notFound('sharing');
+    const sharing = await mustFindVisible(tx, Sharing, 'sharing s', sharingPolicy.scope(actor), id.toLowerCase(), 'sharing', { forUpdate: true });
     sharingPolicy.canManage(actor, sharing);
     return sharing;
   }

@@ -4,11 +4,10 @@ import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { recordHistory, type HistoryEntry } from '../shared/history.js';
-import { isUuid } from '../shared/ids.js';
 import type { PageInput, Paged } from '../shared/pagination.js';
 import type { Include, Pick } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { animalScope, animalSource } from './animal.reader.js';
 import type { SearchSpec } from '../shared/search.js';
@@ -46,9 +45,7 @@ const TABLE = 'animal a';
 /** Animals are seen where their last control unit is seen, and corrected by those who work there. */
 export class AnimalService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Animal> {
-    const found = isUuid(id) ? await findVisible(em, Animal, TABLE, animalScope(actor), id) : null;
-    if (!found) throw DomainError.notFound('animal');
-    return found;
+    return mustFindVisible(em, Animal, TABLE, animalScope(actor), id, 'animal');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include, pick?: Pick): Promise<Read<Animal>> {

@@ -9,7 +9,7 @@ import { isUuid, newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage, type Scope } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage, type Scope } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { Attachment } from './attachment.entity.js';
@@ -143,8 +143,7 @@ export class AttachmentService {
 
   /** DELETE /api/attachments/:id: by its author; the row and ATTACHMENT_DELETED commit first, then the bytes go. */
   async remove(em: EntityManager, actor: Actor, id: string): Promise<boolean> {
-    const found = isUuid(id) ? await findVisible(em, Attachment, 'attachment at', attachmentPolicy.scope(actor), id.toLowerCase()) : null;
-    if (!found) throw DomainError.notFound('attachment');
+    const found = await mustFindVisible(em, Attachment, 'attachment at', attachmentPolicy.scope(actor), id.toLowerCase(), 'attachment');
     attachmentPolicy.canDelete(actor, found);
     await em.transactional(async (tx) => {
       const deleted = await tx.execute<{ id: string }[]>('delete from attachment where id = ? returning id', [found.id]);

@@ -7,7 +7,7 @@ import { bodyHash, replayCreate } from '../shared/replay.js';
 import { paged, toPage, type PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker, isDocument, normalizeDocument } from '../shared/validation.js';
 import type { Actor } from './actor.js';
@@ -33,9 +33,7 @@ export const ORGANIZATION_SEARCH: SearchSpec = {
 
 export class OrganizationService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Organization> {
-    const org = isUuid(id) ? await findVisible(em, Organization, 'organization o', organizationPolicy.scope(actor), id) : null;
-    if (!org) throw DomainError.notFound('organization');
-    return org;
+    return mustFindVisible(em, Organization, 'organization o', organizationPolicy.scope(actor), id, 'organization');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Organization>> {

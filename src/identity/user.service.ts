@@ -7,7 +7,7 @@ import { bodyHash, replayCreate } from '../shared/replay.js';
 import type { PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import type { SearchSpec } from '../shared/search.js';
 import { County } from '../places/county.entity.js';
@@ -55,9 +55,7 @@ export class UserService {
   constructor(private readonly auth: AuthService) {}
 
   async get(em: EntityManager, actor: Actor, id: string): Promise<User> {
-    const user = isUuid(id) ? await findVisible(em, User, '"user" u', userPolicy.scope(actor), id) : null;
-    if (!user) throw DomainError.notFound('user');
-    return user;
+    return mustFindVisible(em, User, '"user" u', userPolicy.scope(actor), id, 'user');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<UserRow>> {

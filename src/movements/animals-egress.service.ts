@@ -5,10 +5,9 @@ import type { Actor } from '../identity/actor.js';
 import { ControlUnit } from '../places/control-unit.entity.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
-import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { operatorFor, trimmedOrNull } from '../tags/field-work.js';
 import { checkReads, EGRESS_READS, removeRead, resolveReads, storeReads, type ReadInput } from './animal-reads.js';
@@ -30,9 +29,7 @@ const NOUN = 'animals egress';
  */
 export class AnimalsEgressService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<AnimalsEgress> {
-    const found = isUuid(id) ? await findVisible(em, AnimalsEgress, 'animals_egress ae', movementPolicy.egressScope(actor), id.toLowerCase()) : null;
-    if (!found) throw DomainError.notFound(NOUN);
-    return found;
+    return mustFindVisible(em, AnimalsEgress, 'animals_egress ae', movementPolicy.egressScope(actor), id.toLowerCase(), NOUN);
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<AnimalsEgress>> {

@@ -4,10 +4,9 @@ import type { Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
-import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { operatorFor, trimmedOrNull } from '../tags/field-work.js';
 import { checkReads, INGRESS_READS, removeRead, resolveReads, storeReads, type Read as AnimalRead, type ReadInput } from './animal-reads.js';
@@ -30,9 +29,7 @@ const lockState = (tx: EntityManager, id: string, action: string, from: readonly
  */
 export class AnimalsIngressService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<AnimalsIngress> {
-    const found = isUuid(id) ? await findVisible(em, AnimalsIngress, 'animals_ingress ai', movementPolicy.ingressScope(actor), id.toLowerCase()) : null;
-    if (!found) throw DomainError.notFound(NOUN);
-    return found;
+    return mustFindVisible(em, AnimalsIngress, 'animals_ingress ai', movementPolicy.ingressScope(actor), id.toLowerCase(), NOUN);
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<AnimalsIngress>> {

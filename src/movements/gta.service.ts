@@ -13,7 +13,7 @@ import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { findVisible, mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { Gta } from './gta.entity.js';
@@ -89,9 +89,7 @@ export interface NewGta {
 
 export class GtaService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Gta> {
-    const found = isUuid(id) ? await findVisible(em, Gta, 'gta g', gtaPolicy.scope(actor), id) : null;
-    if (!found) throw DomainError.notFound('gta');
-    return found;
+    return mustFindVisible(em, Gta, 'gta g', gtaPolicy.scope(actor), id, 'gta');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Gta>> {

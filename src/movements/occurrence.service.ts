@@ -10,7 +10,7 @@ import { appendEvents, type EventInput } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { findVisible, mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { trimmedOrNull } from '../tags/field-work.js';
@@ -125,8 +125,7 @@ export class OccurrenceService {
   /** OPEN → RESOLVED | DISMISSED with a resolution text, by those who work at its unit; what closing does to the animal (occurrence.effects.ts) in the same transaction. */
   private async close(em: EntityManager, actor: Actor, id: string, input: OccurrenceCloseInput, to: 'RESOLVED' | 'DISMISSED'): Promise<Occurrence> {
     const resolution = trimmedOrNull(input.str_resolution);
-    const found = isUuid(id) ? await findVisible(em, Occurrence, 'occurrence o', occurrenceScope(actor), id.toLowerCase()) : null;
-    if (!found) throw DomainError.notFound('occurrence');
+    const found = await mustFindVisible(em, Occurrence, 'occurrence o', occurrenceScope(actor), id.toLowerCase(), 'occurrence');
     if (!resolution) throw DomainError.field('str_resolution', 'is required');
     const at = await this.unitFor(em, actor, found.control_unit_id);
     return em.transactional(async (tx) => {

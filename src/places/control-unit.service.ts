@@ -8,7 +8,7 @@ import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { findVisible, mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { controlUnitSource } from './control-unit.reader.js';
 import type { SearchSpec } from '../shared/search.js';
@@ -46,9 +46,7 @@ const trimmed = (v: string | null | undefined): string | null | undefined => (ty
 
 export class ControlUnitService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<ControlUnit> {
-    const found = isUuid(id) ? await findVisible(em, ControlUnit, 'control_unit cu', controlUnitPolicy.scope(actor), id) : null;
-    if (!found) throw DomainError.notFound('control unit');
-    return found;
+    return mustFindVisible(em, ControlUnit, 'control_unit cu', controlUnitPolicy.scope(actor), id, 'control unit');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<ControlUnit>> {

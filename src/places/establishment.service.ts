@@ -10,7 +10,7 @@ import { recordHistory, type HistoryEntry } from '../shared/history.js';
 import type { PageInput, Paged } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { findVisible, mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { establishmentSource } from './establishment.reader.js';
 import type { SearchSpec } from '../shared/search.js';
@@ -138,9 +138,7 @@ export class EstablishmentService {
   constructor(private readonly auth: AuthService) {}
 
   async get(em: EntityManager, actor: Actor, id: string): Promise<Establishment> {
-    const found = isUuid(id) ? await findVisible(em, Establishment, 'establishment e', establishmentPolicy.scope(actor), id) : null;
-    if (!found) throw DomainError.notFound('establishment');
-    return found;
+    return mustFindVisible(em, Establishment, 'establishment e', establishmentPolicy.scope(actor), id, 'establishment');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Establishment>> {
@@ -215,8 +213,7 @@ export class EstablishmentService {
    */
   async update(em: EntityManager, actor: Actor, id: string, input: EstablishmentInput): Promise<Establishment> {
     return em.transactional(async (tx) => {
-      const establishment = isUuid(id) ? await findVisible(tx, Establishment, 'establishment e', establishmentPolicy.scope(actor), id, { forUpdate: true }) : null;
-      if (!establishment) throw DomainError.notFound('establishment');
+      const establishment = await mustFindVisible(tx, Establishment, 'establishment e', establishmentPolicy.scope(actor), id, 'establishment', { forUpdate: true });
       const check = new Checker();
       for (const f of ['str_name', 'str_type'] as const) if (input[f] !== undefined) check.when(!trimmed(input[f]), f, 'must not be empty');
       const values = normalize(check, input);

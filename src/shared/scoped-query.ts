@@ -37,6 +37,13 @@ export async function findVisible<T extends object>(em: EntityManager, entity: E
   return rows[0] ? em.map(entity, rows[0] as never) : null;
 }
 
+/** findVisible, for an id from the caller: not found (named `noun`) when it is absent, invisible or no uuid at all. */
+export async function mustFindVisible<T extends object>(em: EntityManager, entity: EntityName<T>, table: string, scope: Scope, id: string, noun: string, options: { forUpdate?: boolean } = {}): Promise<T> {
+  const found = isUuid(id) ? await findVisible(em, entity, table, scope, id, options) : null;
+  if (!found) throw DomainError.notFound(noun);
+  return found;
+}
+
 /** `"user" u` → `u` */
 const scopeAlias = (table: string): string => table.trim().split(/\s+/).pop()!;
 

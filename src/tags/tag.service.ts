@@ -1,11 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
-import { DomainError } from '../shared/errors.js';
-import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { tagSource, tagsBoxSource } from './tag.reader.js';
 import type { SearchSpec } from '../shared/search.js';
@@ -52,9 +50,7 @@ export const TAGS_BOX_SEARCH: SearchSpec = {
  */
 export class TagService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Tag> {
-    const tag = isUuid(id) ? await findVisible(em, Tag, 'tag_with_place t', tagsPolicy.unitScope(actor, 't.last_control_unit_id', 't'), id) : null;
-    if (!tag) throw DomainError.notFound('tag');
-    return tag;
+    return mustFindVisible(em, Tag, 'tag_with_place t', tagsPolicy.unitScope(actor, 't.last_control_unit_id', 't'), id, 'tag');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Tag>> {

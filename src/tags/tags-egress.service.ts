@@ -3,12 +3,11 @@ import type { Actor } from '../identity/actor.js';
 import { ControlUnit } from '../places/control-unit.entity.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents } from '../shared/events.js';
-import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage, type Scope } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage, type Scope } from '../shared/scoped-query.js';
 import { foldText, type Filters, type SearchSpec } from '../shared/search.js';
 import { tagsEgressSource } from './tag-operations.reader.js';
 import { fromStatusesSql } from './tag.rules.js';
@@ -42,9 +41,7 @@ const scopeOf = (actor: Actor) => tagsPolicy.eitherUnitScope(actor, 'te.from_con
 export class TagsEgressService {
   /** The entity, for cancel. */
   async get(em: EntityManager, actor: Actor, id: string): Promise<TagsEgress> {
-    const found = isUuid(id) ? await findVisible(em, TagsEgress, 'tags_egress te', scopeOf(actor), id) : null;
-    if (!found) throw DomainError.notFound('tags egress');
-    return found;
+    return mustFindVisible(em, TagsEgress, 'tags_egress te', scopeOf(actor), id, 'tags egress');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsEgress>> {

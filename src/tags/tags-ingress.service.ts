@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../identity/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvents } from '../shared/events.js';
-import { isUuid, newId } from '../shared/ids.js';
+import { newId } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters, SearchSpec } from '../shared/search.js';
 import { tagsIngressSource } from './tag-operations.reader.js';
 import { TagsEgress } from './tags-egress.entity.js';
@@ -41,9 +41,7 @@ const text = (v: string | null | undefined): string | null => (typeof v === 'str
 export class TagsIngressService {
   /** The entity, for evaluate. */
   async get(em: EntityManager, actor: Actor, id: string): Promise<TagsIngress> {
-    const found = isUuid(id) ? await findVisible(em, TagsIngress, 'tags_ingress ti', scopeOf(actor), id) : null;
-    if (!found) throw DomainError.notFound('tags ingress');
-    return found;
+    return mustFindVisible(em, TagsIngress, 'tags_ingress ti', scopeOf(actor), id, 'tags ingress');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsIngress>> {

@@ -3,12 +3,11 @@ import type { Actor } from '../identity/actor.js';
 import { userPolicy } from '../identity/user.policy.js';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent, appendEvents } from '../shared/events.js';
-import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import { storedCreates } from '../shared/replay.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters, SearchSpec } from '../shared/search.js';
 import { tagsReservationSource } from './tag.reader.js';
 import { Checker } from '../shared/validation.js';
@@ -51,9 +50,7 @@ const scopeOf = (actor: Actor) => tagsPolicy.unitScope(actor, 'r.control_unit_id
 export class TagsReservationService {
   /** The entity, for release. */
   async get(em: EntityManager, actor: Actor, id: string): Promise<TagsReservation> {
-    const found = isUuid(id) ? await findVisible(em, TagsReservation, TABLE, scopeOf(actor), id) : null;
-    if (!found) throw DomainError.notFound('tags reservation');
-    return found;
+    return mustFindVisible(em, TagsReservation, TABLE, scopeOf(actor), id, 'tags reservation');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<TagsReservation>> {

@@ -3,12 +3,10 @@ import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
 import type { Actor } from '../identity/actor.js';
 import { ControlUnit } from '../places/control-unit.entity.js';
-import { DomainError } from '../shared/errors.js';
 import { appendEvents, type EventInput } from '../shared/events.js';
-import { isUuid } from '../shared/ids.js';
 import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { trimmedOrNull } from '../tags/field-work.js';
@@ -41,9 +39,7 @@ export class TravelService {
   }
 
   async get(em: EntityManager, actor: Actor, id: string): Promise<Travel> {
-    const found = isUuid(id) ? await findVisible(em, Travel, 'travel t', travelPolicy.scope(actor), id.toLowerCase()) : null;
-    if (!found) throw DomainError.notFound(NOUN);
-    return found;
+    return mustFindVisible(em, Travel, 'travel t', travelPolicy.scope(actor), id.toLowerCase(), NOUN);
   }
 
   /** One travel; when it is found under way past the maximum journey time, TRANSIT_TIME_EXCEEDED is raised once. */

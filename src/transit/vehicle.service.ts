@@ -9,7 +9,7 @@ import type { PageInput } from '../shared/pagination.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
-import { findVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
+import { findVisible, mustFindVisible, readVisible, readVisiblePage, type PageOptions, type Read, type ReadPage } from '../shared/scoped-query.js';
 import type { Filters, SearchSpec } from '../shared/search.js';
 import { Checker } from '../shared/validation.js';
 import { Vehicle } from './vehicle.entity.js';
@@ -76,9 +76,7 @@ const trimmed = (v: string | null | undefined): string | null | undefined => (ty
 
 export class VehicleService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Vehicle> {
-    const vehicle = isUuid(id) ? await findVisible(em, Vehicle, 'vehicle v', vehiclePolicy.scope(actor), id) : null;
-    if (!vehicle) throw DomainError.notFound('vehicle');
-    return vehicle;
+    return mustFindVisible(em, Vehicle, 'vehicle v', vehiclePolicy.scope(actor), id, 'vehicle');
   }
 
   read(db: Db, actor: Actor, id: string, include: Include): Promise<Read<Vehicle>> {
