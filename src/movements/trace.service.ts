@@ -101,7 +101,7 @@ export class TraceService {
     try {
       // The walk stores its answer in unlogged tables, which no replica has: the walk, its pages and its
       // CSV run on the primary; the traced animals' stays on a replica (docs/decisions/replicas.md).
-      const { run, reused } = await this.run(primaryOf(db), { seed, from, to, direction, maxHops, visibleUnit }, { sql: seen.sql, params: seen.params, field }, started);
+      const { run, reused } = await this.run(primaryOf(db), actor.userId, { seed, from, to, direction, maxHops, visibleUnit }, { sql: seen.sql, params: seen.params, field }, started);
       phases.run?.walked(run.establishments.length, run.total, reused);
       return { run, visibleUnit, progress: phases.run };
     } catch (e) {
@@ -114,15 +114,17 @@ export class TraceService {
    * The walk once per question and data version: the pages of one request read the answer it
    * stored, and so do the same caller's next requests for the same question (the CSV after a JSON
    * page, the next pages) for a minute while the data version holds (`traceRunReused`). The key is
-   * the question and the caller's visibility (its SQL and parameters, but for the request's instant
-   * that the sharings' schedule is read at), so no other caller reads it. The seed's visibility is
+   * the caller, the question and its visibility (its SQL and parameters, but for the request's
+   * instant that the sharings' schedule is read at): no other caller reads it, even one whose scope
+   * is the same SQL (two officials of one state, since a caller without grants reads with its own
+   * part alone). The seed's visibility is
    * read in the same statement as the stored answer (one round trip; the request's later calls
    * read neither), and `started` is called once the seed is known to be seen.
    */
-  private run(db: Db, q: TraceQuestion, seen: Query & { field: SeedField }, started: () => void): Promise<{ run: TraceRun; reused: boolean }> {
+  private run(db: Db, caller: string, q: TraceQuestion, seen: Query & { field: SeedField }, started: () => void): Promise<{ run: TraceRun; reused: boolean }> {
     const scope = requestScope.getStore();
     const visible = q.visibleUnit('u', { establishment: 'e' });
-    const key = createHash('sha256').update(JSON.stringify([q.seed, q.from, q.to, q.direction, q.maxHops, visible.sql, visible.params.map((p) => (p instanceof Date ? null : p))])).digest('hex');
+    const key = createHash('sha256').update(JSON.stringify([caller, q.seed, q.from, q.to, q.direction, q.maxHops, visible.sql, visible.params.map((p) => (p instanceof Date ? null : p))])).digest('hex');
     const known = scope?.memo?.get(`trace ${key}`) as Promise<TraceRun> | undefined;
     if (known) {
       return known.then((run) => {
