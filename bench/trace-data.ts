@@ -71,13 +71,12 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   );
   await em.execute('create unlogged table bench_kind as select region, kind, count(*)::int as n from bench_est group by region, kind');
   await em.execute(
-    `insert into establishment (id, organization_id, county_id, str_name, str_type, str_socioenvironmental_status, holder_federative_unit)
-     select id, ?, ?, 'Est ' || lpad(g::text, 6, '0'),
+    `insert into establishment (id, organization_id, county_id, holder_federative_unit, str_name, str_type, str_socioenvironmental_status)
+     select id, ?, c.id, c.str_federative_unit, 'Est ' || lpad(g::text, 6, '0'),
             case kind when 'A' then 'AUCTION' when 'F' then 'FEEDLOT' when 'S' then 'SLAUGHTERHOUSE' else 'FARM' end,
-            case when g % 97 = 0 then 'NON_COMPLIANT' else 'COMPLIANT' end,
-            (select c.str_federative_unit from county c where c.id = ?)
-       from bench_est`,
-    [spec.organizationId, spec.countyId, spec.countyId],
+            case when g % 97 = 0 then 'NON_COMPLIANT' else 'COMPLIANT' end
+       from bench_est, county c where c.id = ?`,
+    [spec.organizationId, spec.countyId],
   );
   await em.execute(
     `create unlogged table bench_unit as
@@ -207,8 +206,11 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   );
   await em.execute('create index on bench_load (k, load_n)');
   await em.execute(
-    `insert into animals_egress (id, from_control_unit_id, to_control_unit_id, str_status, bl_move_with_tag_reading, int_tag_count, ts_finished_at)
-     select b.egress_id, b.from_unit, b.to_unit, 'RECEIVED', true, 0, ?::timestamptz + b.t1 * interval '1 day' from bench_load b`,
+    `insert into animals_egress (id, from_control_unit_id, to_control_unit_id, str_status, bl_move_with_tag_reading, int_tag_count, ts_finished_at,
+                                 from_holder_organization_id, from_holder_federative_unit, to_holder_organization_id, to_holder_federative_unit)
+     select b.egress_id, b.from_unit, b.to_unit, 'RECEIVED', true, 0, ?::timestamptz + b.t1 * interval '1 day',
+            f.holder_organization_id, f.holder_federative_unit, t.holder_organization_id, t.holder_federative_unit
+       from bench_load b join unit_holder f on f.control_unit_id = b.from_unit join unit_holder t on t.control_unit_id = b.to_unit`,
     [epoch],
   );
   const vehicleId = crypto.randomUUID();
