@@ -42,7 +42,7 @@ const schema = z.object({
    * work_mem of the service's PostgreSQL sessions (docs/operations.md#configuration-details): a
    * PostgreSQL memory size (`64MB`, `65536kB`, `1GB`), or `server` to keep the server's (role, database) setting.
    */
-  DB_WORK_MEM: z.string().trim().regex(/^(\d+(kB|MB|GB)|server)$/, 'a PostgreSQL memory size (a whole number with kB, MB or GB), or "server" for the server\'s setting').default('64MB'),
+  DB_WORK_MEM: z.string().trim().regex(/^(\d+(kB|MB|GB)|server)$/, 'a PostgreSQL memory size (a whole number with kB, MB or GB), or "server" for the server\'s setting').default('server'),
   /** Streaming replicas of DATABASE_URL, comma-separated: readers go to them (docs/decisions/replicas.md). */
   DATABASE_REPLICA_URLS: z
     .string()

@@ -77,7 +77,7 @@ describe('loadConfig', () => {
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.inMemory).toBe(false);
     expect(c.DB_POOL_MAX).toBe(10);
-    expect(c.DB_WORK_MEM).toBe('64MB');
+    expect(c.DB_WORK_MEM).toBe('server');
     expect(c.LOGIN_LIMIT_PER_LOGIN).toBe(5);
     expect(c.LOGIN_LIMIT_PER_ADDRESS).toBe(30);
     expect(c.LOGIN_LIMIT_WINDOW_SECONDS).toBe(900);

@@ -79,8 +79,8 @@ function withFastLiterals(orm: Orm): Orm {
 /**
  * The service's sessions run with jit off: its statements are short, and where a plan's estimated
  * cost passed jit_above_cost (a trace's walk) compiling took longer than running (0.9 of 2.2 s).
- * They run with `workMem` (DB_WORK_MEM; `server` or none: the server's): a trace's storing statement sorts and
- * hashes its hundreds of thousands of reached rows, on disk at PostgreSQL's 4 MB (docs/decisions/trace.md).
+ * They run with `workMem` (DB_WORK_MEM; `server` or none: the server's): a trace's storing statement
+ * sorts and hashes its hundreds of thousands of reached rows, on disk past it (docs/operations.md).
  * Options the URL carries (`?options=-c ...`) are kept, and a jit or work_mem setting of theirs wins.
  */
 export function sessionOptions(databaseUrl: string, workMem = ''): string {
