@@ -17,6 +17,8 @@ export const BENCH_ENV = {
   LOGIN_LIMIT_PER_LOGIN: '1000000',
   LOGIN_LIMIT_PER_ADDRESS: '1000000',
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
+  // DB_WORK_MEM=server (or a size) from the bench's environment: an A/B of the service's work_mem.
+  ...(process.env.DB_WORK_MEM ? { DB_WORK_MEM: process.env.DB_WORK_MEM } : {}),
 };
 
 export interface Served {

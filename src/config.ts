@@ -44,6 +44,11 @@ const schema = z.object({
    * page's first five plans took 20 ms each), where pg's default of 10 s closed them after every lull.
    */
   DB_POOL_IDLE_SECONDS: z.coerce.number().int().min(0).max(86400).default(600),
+  /**
+   * work_mem of the service's PostgreSQL sessions (docs/operations.md#configuration-details): a
+   * PostgreSQL memory size (`64MB`, `65536kB`, `1GB`), or `server` to keep the server's (role, database) setting.
+   */
+  DB_WORK_MEM: z.string().trim().regex(/^(\d+(kB|MB|GB)|server)$/, 'a PostgreSQL memory size (a whole number with kB, MB or GB), or "server" for the server\'s setting').default('server'),
   /** Streaming replicas of DATABASE_URL, comma-separated: readers go to them (docs/decisions/replicas.md). */
   DATABASE_REPLICA_URLS: z
     .string()

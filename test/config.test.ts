@@ -78,6 +78,7 @@ describe('loadConfig', () => {
     expect(c.inMemory).toBe(false);
     expect(c.DB_POOL_MAX).toBe(10);
     expect(c.DB_POOL_IDLE_SECONDS).toBe(600);
+    expect(c.DB_WORK_MEM).toBe('server');
     expect(c.LOGIN_LIMIT_PER_LOGIN).toBe(5);
     expect(c.LOGIN_LIMIT_PER_ADDRESS).toBe(30);
     expect(c.LOGIN_LIMIT_WINDOW_SECONDS).toBe(900);
@@ -97,6 +98,9 @@ describe('loadConfig', () => {
     expect(c.DATA_DIR).toBe('./data');
     expect(c.TRUST_PROXY).toBe(true);
     expect(c.GRAPHQL_INTROSPECTION).toBe(false);
+    expect(loadConfig({ DB_WORK_MEM: '16MB' }).DB_WORK_MEM).toBe('16MB');
+    expect(loadConfig({ DB_WORK_MEM: 'server' }).DB_WORK_MEM).toBe('server');
+    expect(configError({ DB_WORK_MEM: '64 MB; drop' }).message).toMatch(/\bDB_WORK_MEM\b/);
     expect(configError({ DB_POOL_MAX: '2.5' }).message).toMatch(/\bDB_POOL_MAX\b/);
     expect(configError({ LOGIN_LIMIT_PER_LOGIN: '0' }).message).toMatch(/\bLOGIN_LIMIT_PER_LOGIN\b/);
   });

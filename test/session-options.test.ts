@@ -9,12 +9,29 @@ describe("the service's PostgreSQL sessions", () => {
     expect(sessionOptions('postgres://u@h:5432/db?options=--jit%3Don')).toBe('--jit=on');
   });
 
-  // PGlite has no JIT to turn off.
-  (process.env.DATABASE_URL ? test : test.skip)('a connection of the running service reports jit off', async () => {
-    const app = await startApp();
+  test("run with DB_WORK_MEM unless the URL's options set work_mem; 'server' leaves the server's", () => {
+    expect(sessionOptions('postgres://u@h:5432/db', '64MB')).toBe('-c jit=off -c work_mem=64MB');
+    expect(sessionOptions('postgres://u@h:5432/db', 'server')).toBe('-c jit=off');
+    expect(sessionOptions('postgres://u@h:5432/db?options=-c%20work_mem%3D8MB', '64MB')).toBe('-c work_mem=8MB -c jit=off');
+    expect(sessionOptions('postgres://u@h:5432/db?options=--work-mem%3D8MB%20-c%20jit%3Don', '64MB')).toBe('--work-mem=8MB -c jit=on');
+  });
+
+  // PGlite has no JIT to turn off, and DB_WORK_MEM is for PostgreSQL's sessions only (docs/operations.md).
+  (process.env.DATABASE_URL ? test : test.skip)('a connection of the running service reports jit off and DB_WORK_MEM', async () => {
+    const app = await startApp({ DB_WORK_MEM: '48MB' });
     try {
-      const [row] = await app.service.db.rows<{ jit: string }>({ sql: 'show jit', params: [] });
-      expect(row!.jit).toBe('off');
+      const [row] = await app.service.db.rows<{ jit: string; work_mem: string }>({ sql: "select current_setting('jit') as jit, current_setting('work_mem') as work_mem", params: [] });
+      expect(row).toEqual({ jit: 'off', work_mem: '48MB' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  (process.env.DATABASE_URL ? test.skip : test)("on PGlite the session keeps PGlite's own work_mem", async () => {
+    const app = await startApp({ DB_WORK_MEM: '48MB' });
+    try {
+      const [row] = await app.service.db.rows<{ work_mem: string }>({ sql: "select current_setting('work_mem') as work_mem", params: [] });
+      expect(row!.work_mem).toBe('4MB');
     } finally {
       await app.close();
     }

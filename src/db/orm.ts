@@ -79,19 +79,22 @@ function withFastLiterals(orm: Orm): Orm {
 /**
  * The service's sessions run with jit off: its statements are short, and where a plan's estimated
  * cost passed jit_above_cost (a trace's walk) compiling took longer than running (0.9 of 2.2 s).
- * Options the URL carries (`?options=-c ...`) are kept, and a jit setting of theirs wins.
+ * They run with `workMem` (DB_WORK_MEM; `server` or none: the server's): a trace's storing statement
+ * sorts and hashes its hundreds of thousands of reached rows, on disk past it (docs/operations.md).
+ * Options the URL carries (`?options=-c ...`) are kept, and a jit or work_mem setting of theirs wins.
  */
-export function sessionOptions(databaseUrl: string): string {
+export function sessionOptions(databaseUrl: string, workMem = ''): string {
   const given = new URL(databaseUrl).searchParams.get('options')?.trim() ?? '';
-  if (/(^|\s)(-c\s*|--)jit=/.test(given)) return given;
-  return given ? `${given} -c jit=off` : '-c jit=off';
+  const sets = (name: string) => new RegExp(`(^|\\s)(-c\\s*|--)${name}=`).test(given);
+  const ours = [...(sets('jit') ? [] : ['-c jit=off']), ...(workMem && workMem !== 'server' && !sets('work[_-]mem') ? [`-c work_mem=${workMem}`] : [])];
+  return [given, ...ours].filter(Boolean).join(' ');
 }
 
 export async function openOrm(config: Config): Promise<Orm> {
   if (config.DATABASE_URL) {
     // With replicas, a commit marks its request: its next read waits for that write (src/db/replicas.ts).
     const subscribers = [commitsCounted, ...(config.DATABASE_REPLICA_URLS.length ? [commitsMarkTheRequest] : [])];
-    return countingWrites(withFastLiterals((await PgORM.init({ ...common(), subscribers, clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX, idleTimeoutMillis: config.DB_POOL_IDLE_SECONDS * 1000 }, driverOptions: { options: sessionOptions(config.DATABASE_URL) } })) as Orm));
+    return countingWrites(withFastLiterals((await PgORM.init({ ...common(), subscribers, clientUrl: config.DATABASE_URL, pool: { max: config.DB_POOL_MAX, idleTimeoutMillis: config.DB_POOL_IDLE_SECONDS * 1000 }, driverOptions: { options: sessionOptions(config.DATABASE_URL, config.DB_WORK_MEM) } })) as Orm));
   }
   let dataDir: string | undefined;
   if (!config.inMemory) {

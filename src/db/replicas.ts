@@ -58,6 +58,8 @@ export interface ReplicaOptions {
   poolMax: number;
   /** DB_POOL_IDLE_SECONDS, in ms. */
   poolIdleMs: number;
+  /** DB_WORK_MEM, as on the primary's sessions. */
+  workMem: string;
 }
 
 /**
@@ -89,7 +91,7 @@ export class Replicas {
   ) {
     this.replicas = options.urls.map((url) => {
       // A stopped replica must cost a request little: connecting gives up after a second.
-      const pool = new pg.Pool({ connectionString: url, max: options.poolMax, idleTimeoutMillis: options.poolIdleMs, connectionTimeoutMillis: 1000, options: sessionOptions(url) });
+      const pool = new pg.Pool({ connectionString: url, max: options.poolMax, idleTimeoutMillis: options.poolIdleMs, connectionTimeoutMillis: 1000, options: sessionOptions(url, options.workMem) });
       pool.on('error', () => undefined); // an idle connection's failure: the next poll marks it down
       return { url, pool, db: pgDb(pool), replayed: null, lagMs: Infinity };
     });
@@ -299,7 +301,7 @@ export class Replicas {
 /** The replicas DATABASE_REPLICA_URLS names, polled; null without any (or on PGlite). */
 export async function openReplicas(config: Config, primary: Db, primaryPool: pg.Pool | undefined, log: Logger): Promise<Replicas | null> {
   if (!config.DATABASE_REPLICA_URLS.length || !primaryPool) return null;
-  const replicas = new Replicas(primary, primaryPool, { urls: config.DATABASE_REPLICA_URLS, maxLagMs: config.DATABASE_REPLICA_MAX_LAG_MS, poolMax: config.DB_POOL_MAX, poolIdleMs: config.DB_POOL_IDLE_SECONDS * 1000 }, log);
+  const replicas = new Replicas(primary, primaryPool, { urls: config.DATABASE_REPLICA_URLS, maxLagMs: config.DATABASE_REPLICA_MAX_LAG_MS, poolMax: config.DB_POOL_MAX, poolIdleMs: config.DB_POOL_IDLE_SECONDS * 1000, workMem: config.DB_WORK_MEM }, log);
   await replicas.start();
   return replicas;
 }

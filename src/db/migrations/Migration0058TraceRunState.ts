@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The walk's state is the occupancy run, not the stay (issue 19, decision 2; docs/decisions/trace.md,
- * "The walk's state"). The same answer as Migration0030TraceFast's `trace_runs`, without a row of
+ * "The walk's state is the run"). The same answer as Migration0030TraceFast's `trace_runs`, without a row of
  * temporary table per presence at a unit:
  * - Loading a unit keeps only its runs (gaps and islands over an index range scan of its stays).
  * - A round reads the presences its improved labels newly reach straight from the unit's index
@@ -12,6 +12,11 @@ import { Migration } from '@mikro-orm/migrations';
  *   end: a presence's fewest moves are the first round whose label reaches it, its exposure the best.
  * - Only the rides (a vehicle's presences, a few per load) are kept as rows, with the unit their
  *   move ends at, so a vehicle's riders are sent on without another descent.
+ * - Forward, the descent to a stay's next one reads the rest of the path, and the animal's last
+ *   reached presence returns its path past the window from there (no second descent per animal).
+ * - The descents run in the order of the animals and the runs' range scans in the order of the
+ *   places, so the two big indexes are read page after page rather than at random.
+ * Migration0030's `trace_runs_load` goes with the presences it loaded.
  */
 
 /** The vehicle an egress's animals rode: its travel (the embark not released), or the finished egress itself (no row: none). `offset 0` keeps it a lookup per stay. */
@@ -161,6 +166,7 @@ function walk(forward: boolean): string {
 
 export class Migration0058TraceRunState extends Migration {
   override async up(): Promise<void> {
+    this.addSql('drop function if exists trace_runs_load(timestamptz, timestamptz, timestamptz, boolean, boolean, boolean)');
     // Loads the places (vehicles, or units) the candidates name that are not loaded yet: a unit's runs
     // over its stays overlapping the window (gaps and islands: a run starts where a stay begins after
     // every earlier one there has ended), a vehicle's rides and their runs. In the last round of a
