@@ -97,7 +97,7 @@ export class TraceService {
     try {
       // The walk stores its answer in unlogged tables, which no replica has: the walk, its pages and its
       // CSV run on the primary; the traced animals' stays on a replica (docs/decisions/replicas.md).
-      const { run, reused } = await this.run(primaryOf(db), { seed, from, to, direction, maxHops, visibleUnit });
+      const { run, reused } = await this.run(primaryOf(db), actor.userId, { seed, from, to, direction, maxHops, visibleUnit });
       progress?.walked(run.establishments.length, run.total, reused);
       return { run, visibleUnit, progress };
     } catch (e) {
@@ -110,13 +110,14 @@ export class TraceService {
    * The walk once per question and data version: the pages of one request read the answer it
    * stored, and so do the same caller's next requests for the same question (the CSV after a JSON
    * page, the next pages) for a minute while the data version holds (`traceRunReused`). The key is
-   * the question and the caller's visibility (its SQL and parameters, but for the request's instant
-   * that the sharings' schedule is read at), so no other caller reads it.
+   * the question, the caller and its visibility (its SQL and parameters, but for the request's
+   * instant that the sharings' schedule is read at), so no other caller reads it: the caller named,
+   * since two callers without grants (two authorities of a state) have the same visibility's SQL.
    */
-  private run(db: Db, q: TraceQuestion): Promise<{ run: TraceRun; reused: boolean }> {
+  private run(db: Db, callerId: string, q: TraceQuestion): Promise<{ run: TraceRun; reused: boolean }> {
     const scope = requestScope.getStore();
     const visible = q.visibleUnit('u', 'e');
-    const key = createHash('sha256').update(JSON.stringify([q.seed, q.from, q.to, q.direction, q.maxHops, visible.sql, visible.params.map((p) => (p instanceof Date ? null : p))])).digest('hex');
+    const key = createHash('sha256').update(JSON.stringify([callerId, q.seed, q.from, q.to, q.direction, q.maxHops, visible.sql, visible.params.map((p) => (p instanceof Date ? null : p))])).digest('hex');
     const known = scope?.memo?.get(`trace ${key}`) as Promise<TraceRun> | undefined;
     if (known) return known.then((run) => ({ run, reused: true }));
     const walked = traceRunReused(db, key).then(async (stored) => (stored ? { run: stored, reused: true } : { run: await traceRun(db, q, newId(), key), reused: false }));
