@@ -103,8 +103,13 @@ const POOL_MAX = 10;
  */
 const POOL_IDLE_MS = 600_000;
 export const PASSWORD = 'bench-password-1';
-/** What PostGraphile runs a request without a valid token as: a role that may read nothing (the cluster's; dropped by main). */
-const ROLE = 'bench_peers_nobody';
+const DATABASE = process.env.BENCH_DATABASE ?? 'bench_peers';
+/**
+ * What PostGraphile runs a request without a valid token as: a role that may read nothing (the
+ * cluster's; dropped by main). Named after the scratch database, so that two runs on one cluster
+ * with different BENCH_DATABASE do not drop each other's role.
+ */
+const ROLE = `${DATABASE.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_nobody`;
 // Codes 076 95x...: a block no other bench uses.
 const CODE_BASE = 76_950_000_000_000;
 
@@ -950,7 +955,7 @@ async function main(): Promise<void> {
   if (!pgUrl) throw new Error('bench:peers runs on PostgreSQL only: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)');
   const started = performance.now();
   try {
-    await onPostgres(pgUrl, process.env.BENCH_DATABASE ?? 'bench_peers', (where) => `${where}: the service (owner, authority, administrator) vs PostGraphile 5 vs raw node:http + pg, same data`, run);
+    await onPostgres(pgUrl, DATABASE, (where) => `${where}: the service (owner, authority, administrator) vs PostGraphile 5 vs raw node:http + pg, same data`, run);
   } finally {
     // The role belongs to the cluster, not to the scratch database: dropped once that database is gone.
     const admin = new pg.Client({ connectionString: pgUrl });
