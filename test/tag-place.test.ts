@@ -1,6 +1,6 @@
 import { mustPost, useApp } from './helpers/app.js';
 import { rows } from './helpers/db.js';
-import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
+import { holding, moveByGta, type Holding } from './helpers/movements.js';
 import { makeCounty } from './helpers/places.js';
 import { stockAnimals, stockTags } from './helpers/tags.js';
 
@@ -23,14 +23,9 @@ interface TagTableRow {
 
 const tagRows = (ids: string[]) => rows<TagTableRow>(app, 'select id, str_status, last_control_unit_id, ts_updated_at from tag where id = any(array[?]::uuid[]) order by id', [ids]);
 
-/** The animals of `codes` from one holding to the other: GTA, egress read and finished, ingress read and finished, over HTTP. */
+/** The animals of `codes` from one holding to the other over HTTP (moveByGta), received. */
 async function move(from: Holding, to: Holding, codes: string[]): Promise<void> {
-  const gta = await issueGta(app, from.owner.access, from.unit, to.unit, codes.length);
-  const egress = (await mustPost(app, '/api/animals-egress', from.owner.access, { from_control_unit_id: from.unit.unitId, to_control_unit_id: to.unit.unitId, gta_id: gta.id })).body.data;
-  await mustPost(app, `/api/animals-egress/${egress.id}/tags`, from.owner.access, { tags: codes.map((c) => egressRead(c)) }, 200);
-  await mustPost(app, `/api/animals-egress/${egress.id}/finish`, from.owner.access, {}, 200);
-  const ingress = (await mustPost(app, '/api/animals-ingress', to.owner.access, { to_control_unit_id: to.unit.unitId, gtas: [{ gta_id: gta.id }], tags: codes.map((c) => ingressRead(c)) })).body.data;
-  const finished = await mustPost(app, `/api/animals-ingress/${ingress.id}/finish`, to.owner.access, {}, 200);
+  const { finished } = await moveByGta(app, from, to, codes);
   expect(finished.body.data.str_status).toBe('RECEIVED');
 }
 

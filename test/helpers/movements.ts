@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TestApp } from './app.js';
+import { mustPost, type TestApp } from './app.js';
 import { member } from './factories.js';
 import { carOf, unitCode, type TestCounty } from './places.js';
 import type { TestUnit } from './tags.js';
@@ -39,3 +39,17 @@ const GEO = { type: 'Point', coordinates: [-47.9, -15.8] };
 /** A read at the chute by tag code, with its time and place. */
 export const egressRead = (code: string, over: Record<string, unknown> = {}) => ({ str_tag_code: code, ts_egress_at: new Date().toISOString(), geo_egress: GEO, ...over });
 export const ingressRead = (code: string, over: Record<string, unknown> = {}) => ({ str_tag_code: code, ts_ingress_at: new Date().toISOString(), geo_ingress: GEO, ...over });
+
+/**
+ * The animals of `codes` from one holding to the other over HTTP: a GTA, the egress read and
+ * finished, the ingress read and finished. The finish's answer is returned for the caller to check.
+ */
+export async function moveByGta(app: TestApp, from: Holding, to: Holding, codes: string[]) {
+  const gta = await issueGta(app, from.owner.access, from.unit, to.unit, codes.length);
+  const egress = (await mustPost(app, '/api/animals-egress', from.owner.access, { from_control_unit_id: from.unit.unitId, to_control_unit_id: to.unit.unitId, gta_id: gta.id })).body.data;
+  await mustPost(app, `/api/animals-egress/${egress.id}/tags`, from.owner.access, { tags: codes.map((c) => egressRead(c)) }, 200);
+  await mustPost(app, `/api/animals-egress/${egress.id}/finish`, from.owner.access, {}, 200);
+  const ingress = (await mustPost(app, '/api/animals-ingress', to.owner.access, { to_control_unit_id: to.unit.unitId, gtas: [{ gta_id: gta.id }], tags: codes.map((c) => ingressRead(c)) })).body.data;
+  const finished = await mustPost(app, `/api/animals-ingress/${ingress.id}/finish`, to.owner.access, {}, 200);
+  return { gta, egress, ingress, finished };
+}
