@@ -72,7 +72,7 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   await em.execute('create unlogged table bench_kind as select region, kind, count(*)::int as n from bench_est group by region, kind');
   await em.execute(
     `insert into establishment (id, organization_id, county_id, holder_federative_unit, str_name, str_type, str_socioenvironmental_status)
-     select id, ?, c.id, c.str_federative_unit, 'Est ' || lpad(g::text, 6, '0'),
+     select bench_est.id, ?, c.id, c.str_federative_unit, 'Est ' || lpad(g::text, 6, '0'),
             case kind when 'A' then 'AUCTION' when 'F' then 'FEEDLOT' when 'S' then 'SLAUGHTERHOUSE' else 'FARM' end,
             case when g % 97 = 0 then 'NON_COMPLIANT' else 'COMPLIANT' end
        from bench_est, county c where c.id = ?`,
