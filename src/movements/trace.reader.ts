@@ -180,8 +180,8 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
                         case when f.unit_seen then f.control_unit_id end as control_unit_id,
                         g.id as gta_id, g.str_code as str_gta_code, f.int_traced_animals
                    from entered f join establishment e on e.id = f.establishment_id
-                   -- the leg's GTA only where it is shown (a holding brought by an animal at a unit the caller sees)
-                   left join lateral (select g.id, g.str_code from animal_stay s join gta g on g.id = (${leg}) where f.unit_seen and f.brought and s.id = f.stay_id) g on true
+                   -- the leg's GTA only where it is shown (brought by an animal at a unit the caller sees): a one-time filter (offset 0 keeps the subquery apart)
+                   left join lateral (select g.id, g.str_code from gta g where f.unit_seen and f.brought and g.id = (select (${leg}) from animal_stay s where s.id = f.stay_id) offset 0) g on true
                   where case when e.id in (select u.establishment_id from seen_units u) then true
                              else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0) end),
       ranked as (select v.*, row_number() over (order by v.int_hops, v.ts_via nulls first, v.animal_id)::int as ord,
