@@ -245,10 +245,13 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * the JSON pages; the caller's visibility is inside the statement. Each answer's stays are read
  * through its animal's index, in order (lateral, `offset 0`): joined instead, the planner read
  * every stay of the caller's establishments into a hash and sorted the whole answer on disk
- * (9.8 s of a 134,000-row COPY at 100,000 animals).
+ * (9.8 s of a 134,000-row COPY at 100,000 animals). A stay's visibility is the one the JSON
+ * pages use (`tracedStays`): its own holder columns, an equality on the row; through its
+ * establishment (`establishment in (the caller's establishments)`), a misestimated plan ran that
+ * subquery per traced animal (an authority's 20,000 establishments: 60-90 s for a 1-hop CSV).
  */
 export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
-  const visible = visibleUnit('s.control_unit_id', { establishment: 's.establishment_id' });
+  const visible = visibleUnit('s.control_unit_id', { holder: 's' });
   return db.csv({
     sql: `select x.animal_id::text as animal_id, x.str_tag_code, x.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
                  x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
