@@ -189,6 +189,11 @@ async function measure(url: string, token: string, label: string, body: Record<s
     if (page.status !== 200) throw new Error(`${label}: ${page.status} ${JSON.stringify(page.json)}`);
     animals = (page.json as { meta: { int_total_results: number } }).meta.int_total_results;
     establishments = (page.json as { int_total_establishments: number }).int_total_establishments;
+    // BENCH_TRACE_CSV=0: the first pages alone (a profile of the first page need not stream a million rows after each).
+    if (process.env.BENCH_TRACE_CSV === '0') {
+      hashes.add(page.sha);
+      continue;
+    }
     t = performance.now();
     const csv = await peakRss(() => post(url, token, question, true));
     whole.push(performance.now() - t);
@@ -202,7 +207,7 @@ async function measure(url: string, token: string, label: string, body: Record<s
     `  ${label}: ${establishments.toLocaleString('en')} establishments, ${animals.toLocaleString('en')} animals, ${rows.toLocaleString('en')} CSV rows (${(bytes / 1e6).toFixed(1)} MB), ${RUNS} runs` +
       // The first run reads the herd's pages from disk when the cache is cold: shown apart from the percentiles.
       ` | first page run 1 ${Math.round(firstPage[0]!)} ms, p50 ${Math.round(percentile(firstPage, 50))} ms, p95 ${Math.round(percentile(firstPage, 95))} ms` +
-      ` | whole answer run 1 ${seconds(whole[0]!)}, p50 ${seconds(percentile(whole, 50))}, p95 ${seconds(percentile(whole, 95))}` +
+      (whole.length ? ` | whole answer run 1 ${seconds(whole[0]!)}, p50 ${seconds(percentile(whole, 50))}, p95 ${seconds(percentile(whole, 95))}` : ' | CSV not asked (BENCH_TRACE_CSV=0)') +
       ` | process RSS ${(before / 1e6).toFixed(0)} MB before, peak ${(peak / 1e6).toFixed(0)} MB while streaming ${load()}` +
       // The answers' fingerprints (first page JSON / CSV, sha256): the same herd and code give the same ones, run after run.
       ` | answers ${[...hashes].join(' ')}`,

@@ -154,34 +154,34 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
       reached as materialized (${reached.sql}),
       reached_units as materialized (select distinct r.control_unit_id, r.establishment_id from reached r where r.control_unit_id is not null),
       seen_units as materialized (select su.control_unit_id, su.establishment_id from reached_units su where (select ${reachedUnitVisible.sql} offset 0)),
-      seen as materialized (select distinct r.animal_id from reached r where r.control_unit_id in (select u.control_unit_id from seen_units u)),
-      entry as (select distinct on (r.animal_id) r.animal_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via
+      entry as (select distinct on (r.animal_id) r.animal_id, r.control_unit_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via
                   from reached r where r.bl_seed or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.bl_seed desc, r.ts_exposure),
-      visible as materialized (select e.* from entry e
-                                where case when e.animal_id in (select x.animal_id from seen x) then true
+      visible as materialized (select e.animal_id, e.int_hops, e.bl_seed, e.via_animal_id, e.via_control_unit_id, e.ts_via from entry e
+                                where case when e.control_unit_id in (select u.control_unit_id from seen_units u) then true
                                            else exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql} offset 0) end),
       shown as (select e.animal_id, e.int_hops, e.bl_seed, e.ts_via,
-                       case when e.via_animal_id in (select x.animal_id from seen x) then e.via_animal_id
+                       case when e.via_animal_id in (select x.animal_id from visible x) then e.via_animal_id
                             when exists (select 1 from animal_stay va where va.animal_id = e.via_animal_id and ${viaAnimalVisible.sql} offset 0) then e.via_animal_id end as via_animal_id,
                        case when e.via_control_unit_id is null then null
                             when e.via_control_unit_id in (select u.control_unit_id from seen_units u) then e.via_control_unit_id
                             when e.via_control_unit_id not in (select ru.control_unit_id from reached_units ru) and ${viaUnitVisible.sql} then e.via_control_unit_id end as via_control_unit_id
                   from visible e),
-      entered as (select f.*, f.control_unit_id in (select u.control_unit_id from seen_units u) as unit_seen
-                    from (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought
-                            from reached r where r.establishment_id is not null order by r.establishment_id, r.ts_exposure${latest ? ' desc' : ''}, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id) f),
-      counts as (select r.establishment_id, min(r.int_hops) as int_hops, count(distinct r.animal_id) filter (where r.animal_id in (select v.animal_id from visible v))::int as int_traced_animals
+      counts as (select r.establishment_id, ${latest ? 'max' : 'min'}(r.ts_exposure) as ts_exposure, min(r.int_hops) as int_hops,
+                        count(distinct r.animal_id) filter (where r.animal_id in (select v.animal_id from visible v))::int as int_traced_animals
                   from reached r where r.establishment_id is not null group by r.establishment_id),
-      places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status, f.ts_exposure, c.int_hops,
-                        case when f.animal_id in (select x.animal_id from seen x) then f.animal_id
+      entered as (select f.*, f.control_unit_id in (select u.control_unit_id from seen_units u) as unit_seen
+                    from (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought,
+                                 c.int_hops, c.int_traced_animals
+                            from reached r join counts c on c.establishment_id = r.establishment_id and c.ts_exposure = r.ts_exposure
+                           order by r.establishment_id, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id) f),
+      places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status, f.ts_exposure, f.int_hops,
+                        case when f.animal_id in (select x.animal_id from visible x) then f.animal_id
                              when exists (select 1 from animal_stay pa where pa.animal_id = f.animal_id and ${placeAnimalVisible.sql} offset 0) then f.animal_id end as animal_id,
                         case when f.unit_seen then f.control_unit_id end as control_unit_id,
-                        case when f.unit_seen and f.brought then g.id end as gta_id,
-                        case when f.unit_seen and f.brought then g.str_code end as str_gta_code,
-                        c.int_traced_animals
-                   from entered f join establishment e on e.id = f.establishment_id join counts c on c.establishment_id = f.establishment_id
-                   join animal_stay s on s.id = f.stay_id
-                   left join gta g on g.id = (${leg})
+                        g.id as gta_id, g.str_code as str_gta_code, f.int_traced_animals
+                   from entered f join establishment e on e.id = f.establishment_id
+                   -- the leg's GTA only where it is shown (brought by an animal at a unit the caller sees): a one-time filter (offset 0 keeps the subquery apart)
+                   left join lateral (select g.id, g.str_code from gta g where f.unit_seen and f.brought and g.id = (select (${leg}) from animal_stay s where s.id = f.stay_id) offset 0) g on true
                   where case when e.id in (select u.establishment_id from seen_units u) then true
                              else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0) end),
       ranked as (select v.*, row_number() over (order by v.int_hops, v.ts_via nulls first, v.animal_id)::int as ord,
@@ -245,10 +245,13 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * the JSON pages; the caller's visibility is inside the statement. Each answer's stays are read
  * through its animal's index, in order (lateral, `offset 0`): joined instead, the planner read
  * every stay of the caller's establishments into a hash and sorted the whole answer on disk
- * (9.8 s of a 134,000-row COPY at 100,000 animals).
+ * (9.8 s of a 134,000-row COPY at 100,000 animals). A stay's visibility is the one the JSON
+ * pages use (`tracedStays`): its own holder columns, an equality on the row; through its
+ * establishment (`establishment in (the caller's establishments)`), a misestimated plan ran that
+ * subquery per traced animal (an authority's 20,000 establishments: 60-90 s for a 1-hop CSV).
  */
 export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
-  const visible = visibleUnit('s.control_unit_id', { establishment: 's.establishment_id' });
+  const visible = visibleUnit('s.control_unit_id', { holder: 's' });
   return db.csv({
     sql: `select x.animal_id::text as animal_id, x.str_tag_code, x.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
                  x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
