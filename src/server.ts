@@ -5,7 +5,6 @@ import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -28,6 +27,7 @@ import { startEventsOut } from './outbox/events-out.js';
 import { LiveHub } from './outbox/live.js';
 import { TRACE_CHANNEL } from './movements/trace-progress.js';
 import { liveDoors } from '../graphql/live-doors.js';
+import { apolloKoa } from './http/apollo-koa.js';
 import { corsMiddleware } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';
@@ -65,6 +65,7 @@ export interface Service {
 }
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
+const GRAPHQL_PATH = /^\/graphql\/?$/i;
 const BODY_LIMIT = '1mb';
 /** Longer than a client's or a proxy's idle keep-alive limit (ALB: 60 s; undici: 4 s). */
 const KEEP_ALIVE_MS = 65_000;
@@ -291,11 +292,14 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // graphql-sse (GraphQL subscriptions over server-sent events), the request's actor known.
   app.use(doors.sse);
 
-  const graphqlRouter = new Router();
-  const graphqlHandler = koaMiddleware(apollo, { context: async ({ ctx }) => ctx.state.gql });
-  // The integration calls next() after answering; nothing after Apollo should run.
-  graphqlRouter.all('/graphql', (ctx) => graphqlHandler(ctx, async () => undefined));
-  app.use(graphqlRouter.routes());
+  // /graphql, any method: nothing after Apollo runs. A path test where a router matched its one route
+  // (as @koa/router matched it: any case, an optional trailing slash); named for metrics as it named it.
+  const graphqlHandler = apolloKoa(apollo, async (ctx) => ctx.state.gql);
+  app.use((ctx, next) => {
+    if (!GRAPHQL_PATH.test(ctx.path)) return next();
+    (ctx as { _matchedRoute?: string })._matchedRoute = '/graphql';
+    return graphqlHandler(ctx);
+  });
 
   // Idempotency-Key on REST POSTs (GraphQL is not covered): runs the rest of the chain at most once per caller and key.
   app.use(async (ctx, next) => {
