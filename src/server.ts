@@ -219,7 +219,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
   app.use(async (ctx, next) => {
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
     // Uploads stream their multipart body to the route (rest/multipart.ts), past the JSON parser.
-    if (hasBody && !ctx.is('application/json') && !(isUploadRoute(ctx.method, ctx.path) && ctx.is('multipart/form-data'))) throw new DomainError('BAD_REQUEST', 'the request body must be application/json');
+    if (hasBody && !isJson(ctx) && !(isUploadRoute(ctx.method, ctx.path) && ctx.is('multipart/form-data'))) throw new DomainError('BAD_REQUEST', 'the request body must be application/json');
     await next();
   });
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' }));
@@ -425,6 +425,13 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** `ctx.is('application/json')`, its usual answer without type-is's parsing: the header as clients send it. */
+function isJson(ctx: Koa.Context): boolean {
+  const type = ctx.get('Content-Type');
+  if (type === 'application/json' || type === 'application/json; charset=utf-8') return true;
+  return Boolean(ctx.is('application/json'));
 }
 
 function toDomainError(err: unknown, requestId: string): DomainError {
