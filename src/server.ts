@@ -4,7 +4,13 @@ import { drainBody } from './http/drain.js';
 import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -134,7 +140,11 @@ export async function createService(config: Config, log: Logger = createLogger(c
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
     // Apollo's landing page loads its code from a CDN: the IDE at GET /graphql is ours (src/http/browser-pages.ts).
-    plugins: [metrics.graphql, legacyJsonStatus, inputBoundary, createReplay(log), ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled()],
+    plugins: [metrics.graphql, legacyJsonStatus, inputBoundary, createReplay(log), ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(),
+      // Apollo's own plugins this service does not use, off rather than left to the environment: the
+      // federation inline trace (installed by default and asked on every request, though this schema
+      // is no subgraph), usage and schema reporting to Apollo's cloud (an APOLLO_KEY would turn them on).
+      ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginUsageReportingDisabled(), ApolloServerPluginSchemaReportingDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
