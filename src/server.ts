@@ -232,7 +232,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
     if (hasBody && !isJson(ctx) && !(isUploadRoute(ctx.method, ctx.path) && ctx.is('multipart/form-data'))) throw new DomainError('BAD_REQUEST', 'the request body must be application/json');
     await next();
   });
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' }));
+  // detectJSON: the usual header is JSON without the parser's type-is pass (any other still gets it).
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8', detectJSON: usualJson }));
   // REST bodies' shape, before anything (the idempotency hash included) walks them; their values
   // are checked by the router, /graphql's by its plugin (graphql/input-boundary.ts).
   app.use(async (ctx, next) => {
@@ -437,11 +438,13 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
   );
 }
 
-/** `ctx.is('application/json')`, its usual answer without type-is's parsing: the header as clients send it. */
+/** A JSON body's Content-Type as clients send it: what `ctx.is('application/json')` would say yes to, without type-is's parsing. */
+const USUAL_JSON = new Set(['application/json', 'application/json; charset=utf-8']);
+const usualJson = (ctx: Koa.Context): boolean => USUAL_JSON.has(ctx.get('Content-Type'));
+
+/** `ctx.is('application/json')`, the usual header answered at once. */
 function isJson(ctx: Koa.Context): boolean {
-  const type = ctx.get('Content-Type');
-  if (type === 'application/json' || type === 'application/json; charset=utf-8') return true;
-  return Boolean(ctx.is('application/json'));
+  return usualJson(ctx) || Boolean(ctx.is('application/json'));
 }
 
 function toDomainError(err: unknown, requestId: string): DomainError {
