@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     const load = (caller: string, duration: number) =>
       autocannon({ url: url + request.path, method: request.method, headers: headersOf(caller), body: request.body, connections: 10, duration, workers: 1 });
     for (const caller of callers) await load(caller, 2);
-    const totals = new Map(callers.map((c) => [c, { requests: 0, seconds: 0, cpu: 0, user: 0, rps: [] as number[] }]));
+    const totals = new Map(callers.map((c) => [c, { requests: 0, seconds: 0, cpu: 0, user: 0, rps: [] as number[], cpus: [] as number[] }]));
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < callers.length; k++) {
         const caller = callers[(k + round) % callers.length]!;
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
         t.cpu += spent.user + spent.system;
         t.user += spent.user;
         t.rps.push(r.requests.total / r.duration);
+        t.cpus.push((spent.user + spent.system) / 1000 / Math.max(1, r.requests.total));
         if (r.non2xx) console.log(`${which} ${caller}: non-2xx ${r.non2xx}`);
       }
     }
@@ -108,7 +109,7 @@ async function main(): Promise<void> {
       const ratio = callers.length > 1 ? `, ×${(t.requests / t.seconds / (last.requests / last.seconds)).toFixed(2)} of ${callers.at(-1)}'s` : '';
       console.log(
         `${which} ${caller}: ${(t.requests / t.seconds).toFixed(1)} req/s [${t.rps.map((x) => x.toFixed(0)).join(', ')}]${ratio}, ` +
-          `main thread ${(t.cpu / 1000 / t.requests).toFixed(3)} ms CPU per request (user ${(t.user / 1000 / t.requests).toFixed(3)}), load ${loadavg()[0]!.toFixed(1)}`,
+          `main thread ${(t.cpu / 1000 / t.requests).toFixed(3)} ms CPU per request (user ${(t.user / 1000 / t.requests).toFixed(3)}; rounds ${t.cpus.map((x) => x.toFixed(3)).join(', ')}; least ${Math.min(...t.cpus).toFixed(3)}), load ${loadavg()[0]!.toFixed(1)}`,
       );
     }
   } finally {

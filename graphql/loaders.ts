@@ -41,25 +41,28 @@ export const mapLoaded = <T, U>(value: Loaded<T>, f: (v: T) => Loaded<U>): Loade
  * a key stays, and a key already asked for is not primed.
  */
 export class KnownLoader<V> {
-  private readonly known = new Map<string, V>();
-  private readonly asked = new Set<string>();
+  /** Made at the first prime or load, like the loader: a request makes a dozen of these and most are never asked. */
+  private known: Map<string, V> | null = null;
+  private asked: Set<string> | null = null;
   /** Made at the first load: a request makes a dozen of these and most only ever answer primed rows. */
   private loader: DataLoader<string, V> | null = null;
 
   constructor(private readonly batch: DataLoader.BatchLoadFn<string, V>) {}
 
   load(key: string): Loaded<V> {
-    if (this.known.has(key)) return this.known.get(key)!;
-    this.asked.add(key);
+    const known = (this.known ??= new Map());
+    if (known.has(key)) return known.get(key)!;
+    (this.asked ??= new Set()).add(key);
     return (this.loader ??= new DataLoader(this.batch)).load(key).then((value) => {
-      if (!this.known.has(key)) this.known.set(key, value);
+      if (!known.has(key)) known.set(key, value);
       return value;
     });
   }
 
   prime(key: string, value: V): void {
-    if (this.known.has(key) || this.asked.has(key)) return;
-    this.known.set(key, value);
+    const known = (this.known ??= new Map());
+    if (known.has(key) || this.asked?.has(key)) return;
+    known.set(key, value);
   }
 }
 

@@ -4,8 +4,13 @@ import { drainBody } from './http/drain.js';
 import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { koaMiddleware } from '@as-integrations/koa';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -28,6 +33,7 @@ import { startEventsOut } from './outbox/events-out.js';
 import { LiveHub } from './outbox/live.js';
 import { TRACE_CHANNEL } from './movements/trace-progress.js';
 import { liveDoors } from '../graphql/live-doors.js';
+import { apolloKoa } from './http/apollo-koa.js';
 import { corsMiddleware } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
 import { browserPages } from './http/browser-pages.js';
@@ -65,6 +71,7 @@ export interface Service {
 }
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
+const GRAPHQL_PATH = /^\/graphql\/?$/i;
 const BODY_LIMIT = '1mb';
 /** Longer than a client's or a proxy's idle keep-alive limit (ALB: 60 s; undici: 4 s). */
 const KEEP_ALIVE_MS = 65_000;
@@ -133,7 +140,11 @@ export async function createService(config: Config, log: Logger = createLogger(c
     // No cache hints are set: the cache-control plugin would only walk every field of every answer.
     // graphql-armor's types name Apollo's CommonJS build; the plugins are the same objects.
     // Apollo's landing page loads its code from a CDN: the IDE at GET /graphql is ours (src/http/browser-pages.ts).
-    plugins: [metrics.graphql, legacyJsonStatus, inputBoundary, createReplay(log), ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled()],
+    plugins: [metrics.graphql, legacyJsonStatus, inputBoundary, createReplay(log), ...(armor.plugins as unknown as ApolloServerPlugin[]), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(),
+      // Apollo's own plugins this service does not use, off rather than left to the environment: the
+      // federation inline trace (installed by default and asked on every request, though this schema
+      // is no subgraph), usage and schema reporting to Apollo's cloud (an APOLLO_KEY would turn them on).
+      ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginUsageReportingDisabled(), ApolloServerPluginSchemaReportingDisabled()],
     formatError: (formatted, error) => {
       const requestId = requestScope.getStore()?.requestId ?? 'unknown';
       const described = describeError(error, requestId);
@@ -213,15 +224,16 @@ export async function createService(config: Config, log: Logger = createLogger(c
   app.use(corsMiddleware(config));
 
   // Helmet's default CSP everywhere; the IDE and docs pages set their own (own assets, Monaco's workers).
-  app.use(helmet());
+  app.use(await staticHelmet());
 
   app.use(async (ctx, next) => {
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
     // Uploads stream their multipart body to the route (rest/multipart.ts), past the JSON parser.
-    if (hasBody && !ctx.is('application/json') && !(isUploadRoute(ctx.method, ctx.path) && ctx.is('multipart/form-data'))) throw new DomainError('BAD_REQUEST', 'the request body must be application/json');
+    if (hasBody && !isJson(ctx) && !(isUploadRoute(ctx.method, ctx.path) && ctx.is('multipart/form-data'))) throw new DomainError('BAD_REQUEST', 'the request body must be application/json');
     await next();
   });
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' }));
+  // detectJSON: the usual header is JSON without the parser's type-is pass (any other still gets it).
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8', detectJSON: usualJson }));
   // REST bodies' shape, before anything (the idempotency hash included) walks them; their values
   // are checked by the router, /graphql's by its plugin (graphql/input-boundary.ts).
   app.use(async (ctx, next) => {
@@ -291,11 +303,14 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // graphql-sse (GraphQL subscriptions over server-sent events), the request's actor known.
   app.use(doors.sse);
 
-  const graphqlRouter = new Router();
-  const graphqlHandler = koaMiddleware(apollo, { context: async ({ ctx }) => ctx.state.gql });
-  // The integration calls next() after answering; nothing after Apollo should run.
-  graphqlRouter.all('/graphql', (ctx) => graphqlHandler(ctx, async () => undefined));
-  app.use(graphqlRouter.routes());
+  // /graphql, any method: nothing after Apollo runs. A path test where a router matched its one route
+  // (as @koa/router matched it: any case, an optional trailing slash); named for metrics as it named it.
+  const graphqlHandler = apolloKoa(apollo, async (ctx) => ctx.state.gql);
+  app.use((ctx, next) => {
+    if (!GRAPHQL_PATH.test(ctx.path)) return next();
+    (ctx as { _matchedRoute?: string })._matchedRoute = '/graphql';
+    return graphqlHandler(ctx);
+  });
 
   // Idempotency-Key on REST POSTs (GraphQL is not covered): runs the rest of the chain at most once per caller and key.
   app.use(async (ctx, next) => {
@@ -421,6 +436,35 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * Helmet's default headers, which name nothing of the request: read once from helmet at start and
+ * set on every answer as helmet sets them (its twelve middlewares and their callbacks were 1.5% of
+ * a point read's CPU). Whatever helmet's defaults become, this sets the same.
+ */
+async function staticHelmet(): Promise<Koa.Middleware> {
+  const set: [string, number | string | readonly string[]][] = [];
+  const removed: string[] = [];
+  const res = {
+    setHeader: (name: string, value: number | string | readonly string[]) => void set.push([name, value]),
+    removeHeader: (name: string) => void removed.push(name),
+  };
+  await helmet()({ req: { headers: {} }, res } as unknown as Koa.Context, async () => undefined);
+  return (ctx, next) => {
+    for (const name of removed) ctx.res.removeHeader(name);
+    for (const [name, value] of set) ctx.res.setHeader(name, value);
+    return next();
+  };
+}
+
+/** A JSON body's Content-Type as clients send it: what `ctx.is('application/json')` would say yes to, without type-is's parsing. */
+const USUAL_JSON = new Set(['application/json', 'application/json; charset=utf-8']);
+const usualJson = (ctx: Koa.Context): boolean => USUAL_JSON.has(ctx.get('Content-Type'));
+
+/** `ctx.is('application/json')`, the usual header answered at once. */
+function isJson(ctx: Koa.Context): boolean {
+  return usualJson(ctx) || Boolean(ctx.is('application/json'));
 }
 
 function toDomainError(err: unknown, requestId: string): DomainError {

@@ -169,8 +169,9 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
   const a = source.alias;
   const picked = pickedColumns(source, spec.pick);
   select.unshift(picked ? columnsSql(source, '_r0', picked) : '_r0.*');
-  const count = countOf(source, spec.countWhere ?? spec.where);
-  if (spec.count) {
+  // Built only for a read that counts: a point read never does.
+  const count = spec.count ? countOf(source, spec.countWhere ?? spec.where) : null;
+  if (count) {
     select.push(`${count.sql} as _total`);
     params.push(...count.params);
   }
@@ -231,7 +232,7 @@ export async function read<R extends object>(db: Db, actor: Actor | null, source
       if (typeof key === 'string') related.push({ loader: relation.loader, key, row: value });
     });
   }
-  if (spec.count && total === null) {
+  if (count && total === null) {
     // An empty page: the count rode on no row. Page one empty means none; past it, count alone.
     if (!spec.offset) total = 0;
     else total = (await db.rows<{ n: number }>({ sql: `select ${count.sql} as n`, params: count.params }))[0]!.n;

@@ -35,7 +35,12 @@ export function corsMiddleware(config: Config): Middleware {
   });
   return async (ctx, next) => {
     const origin = ctx.get('Origin');
-    const preflight = ctx.method === 'OPTIONS' && origin !== '' && ctx.get('Access-Control-Request-Method') !== '';
+    // No Origin (a server-to-server call, most requests): what @koa/cors does then, without its async hop.
+    if (origin === '') {
+      ctx.vary('Origin');
+      return next();
+    }
+    const preflight = ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') !== '';
     if (preflight && !isAllowed(origin)) {
       ctx.vary('Origin');
       throw new DomainError('FORBIDDEN', `origin ${origin.slice(0, 255)} is not allowed (CORS_ORIGINS)`);
