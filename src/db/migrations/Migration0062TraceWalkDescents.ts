@@ -60,7 +60,8 @@ function walk(forward: boolean): string {
     perform trace_run_state_load(p_from, p_to, t_now, ${vehicle}, ${forward}, p_max_hops is not null and ${k} >= p_max_hops);
     with best as (
       select distinct on (r.place, r.run) r.place, r.run, c.x, c.src
-        from trace_wcand c join trace_wrun r on r.place = c.place and c.x between r.r_from and r.r_to
+        from trace_wcand c
+        join lateral (select r.place, r.run, r.r_to from trace_wrun r where r.place = c.place and r.r_from <= c.x order by r.r_from desc, r.run desc limit 1) r on c.x <= r.r_to
        where c.is_vehicle = ${vehicle}
        order by r.place, r.run, c.x${order}, c.src)
     update trace_wrun r set x_prev = r.x, x = b.x, src = b.src, changed = ${k}, xs = r.xs || b.x, ks = r.ks || ${k}
@@ -211,6 +212,10 @@ begin
     x timestamptz, x_prev timestamptz, src uuid, changed integer, xs timestamptz[] not null, ks integer[] not null, primary key (place, run)
   ) on commit drop;
   create index if not exists trace_wrun_changed on trace_wrun (changed);
+  -- The run a candidate falls in: a place's runs follow one another (each begins after every earlier one has ended),
+  -- so it is the last one begun by the candidate's time. (A ride whose next stay began before it left runs backwards,
+  -- from its end to the next stay's start: alone it makes a run that contains no time, which may begin where the next run does.)
+  create index if not exists trace_wrun_from on trace_wrun (place, r_from, run);
   create temp table if not exists trace_wcand (place uuid not null, is_vehicle boolean not null, x timestamptz not null, src uuid not null) on commit drop;
   create temp table if not exists trace_wseed (stay_id bigint primary key) on commit drop;
   -- The animals whose path past the window a round already returned.
