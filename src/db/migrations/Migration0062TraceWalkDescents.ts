@@ -13,7 +13,11 @@ import { Migration } from '@mikro-orm/migrations';
  *   for it again. Before, each such presence descended once for its previous stay and again at the end.
  * - The paths past the window (a round's, and the final pass's) are numbered inside each animal's
  *   descent, read in the path index's order, not by a window over the whole set (one sort less).
- * The rest of the walk is Migration0058's, copied.
+ * - A round's candidates find their runs by one probe each of a new index on the temporary
+ *   `trace_wrun (place, r_from, run)`: the last run begun by the candidate's time. The join it
+ *   replaces merged or hashed every run of the walk on each call, even for a handful of candidates.
+ * The rest of the walk is Migration0058's, copied. test/trace-walk-overlap.test.ts holds its rows
+ * equal to Migration0058's on networks whose stays overlap.
  */
 
 /** The vehicle an egress's animals rode: its travel (the embark not released), or the finished egress itself (no row: none). `offset 0` keeps it a lookup per stay. */
