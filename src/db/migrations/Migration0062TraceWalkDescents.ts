@@ -11,8 +11,9 @@ import { Migration } from '@mikro-orm/migrations';
  *   the window, this presence is the animal's first reached one, and its path past the window is
  *   returned from that round (the animal noted in `trace_wdone`), so the final pass does not descend
  *   for it again. Before, each such presence descended once for its previous stay and again at the end.
- * - The paths past the window (a round's, and the final pass's) are numbered inside each animal's
- *   descent, read in the path index's order, not by a window over the whole set (one sort less).
+ * - Backward, the paths past the window (a round's, and the final pass's) are numbered inside each
+ *   animal's descent, read in the path index's order, not by a window over the whole set. (Forward,
+ *   a round's paths keep Migration0058's window: numbered per descent they cost more CPU at 1M.)
  * - A round's candidates find their runs by one probe each of a new index on the temporary
  *   `trace_wrun (place, r_from, run)`: the last run begun by the candidate's time. The join it
  *   replaces merged or hashed every run of the walk on each call, even for a handful of candidates.
@@ -88,13 +89,12 @@ function walk(forward: boolean): string {
              left join lateral (${VEHICLE('s.animals_egress_id')}) v on true
             order by s.animal_id),
          path as materialized (
-           select e.*, o.control_unit_id, o.establishment_id, o.id as o_id, o.ts_from as o_from, o.ts_to as o_to, coalesce(o.rn, 1) as rn, coalesce(o.clear, true) as clear
+           select e.*, o.control_unit_id, o.establishment_id, o.id as o_id, o.ts_from as o_from, o.ts_to as o_to,
+                  row_number() over w as rn, bool_and(o.id is null or least(o.ts_from, coalesce(o.ts_to, 'infinity')) > p_to) over w as clear
              from exposed e
-             left join lateral (select o.control_unit_id, o.establishment_id, o.id, o.ts_from, o.ts_to,
-                                       row_number() over w as rn, bool_and(least(o.ts_from, coalesce(o.ts_to, 'infinity')) > p_to) over w as clear
-                                  from animal_stay o
-                                 where not e.rides and o.animal_id = e.animal_id and (o.ts_from, o.id) > (e.ts_from, e.id) and ${KEY('o')} >= e.ts_from
-                                window w as (order by o.ts_from, o.id rows between unbounded preceding and unbounded following) order by o.ts_from, o.id offset 0) o on true),
+             left join lateral (select o.control_unit_id, o.establishment_id, o.id, o.ts_from, o.ts_to from animal_stay o
+                                 where not e.rides and o.animal_id = e.animal_id and (o.ts_from, o.id) > (e.ts_from, e.id) and ${KEY('o')} >= e.ts_from order by o.ts_from, o.id offset 0) o on true
+           window w as (partition by e.id order by o.ts_from, o.id rows between unbounded preceding and unbounded following)),
          moves as (
            insert into trace_wcand
              select case when p.rides then p.vehicle else p.control_unit_id end, p.rides, case when p.rides then p.ts_to else p.o_from end, p.animal_id
