@@ -40,6 +40,7 @@ import { Migration0057EstablishmentState } from './Migration0057EstablishmentSta
 import { Migration0058TraceRunState } from './Migration0058TraceRunState.js';
 import { Migration0060TraceAnswerUnkeyed } from './Migration0060TraceAnswerUnkeyed.js';
 import { Migration0061GrantChanges } from './Migration0061GrantChanges.js';
+import { Migration0062TraceWalkDescents } from './Migration0062TraceWalkDescents.js';
 import { Migration0066AnimalListOrder } from './Migration0066AnimalListOrder.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
@@ -86,5 +87,6 @@ export const migrationsList = [
   { name: 'Migration0058TraceRunState', class: Migration0058TraceRunState },
   { name: 'Migration0060TraceAnswerUnkeyed', class: Migration0060TraceAnswerUnkeyed },
   { name: 'Migration0061GrantChanges', class: Migration0061GrantChanges },
+  { name: 'Migration0062TraceWalkDescents', class: Migration0062TraceWalkDescents },
   { name: 'Migration0066AnimalListOrder', class: Migration0066AnimalListOrder },
 ];

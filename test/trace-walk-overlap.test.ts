@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { Migration0058TraceRunState } from '../src/db/migrations/Migration0058TraceRunState.js';
+import { useApp } from './helpers/app.js';
+import { holding, type Holding } from './helpers/movements.js';
+import { makeCounty, unitCode } from './helpers/places.js';
+
+/**
+ * Stays written from device times may overlap: an animal's next stay can begin before the one it
+ * left has ended (test/trace-walk.test.ts draws only paths that do not). Migration0062's walk takes a
+ * shortcut for the presences begun before the window (one descent reads the earlier path, and
+ * returns it when none of it reaches the window); on random networks whose paths overlap, its rows
+ * (every column) equal Migration0058's walk's, installed beside it under another name.
+ */
+let places: Holding[];
+let vehicleId: string;
+const BASE = Date.UTC(2026, 0, 1);
+const HOUR = 3_600_000;
+const at = (h: number) => new Date(BASE + h * HOUR);
+/** A plate no other test took (the plates are unique): AAA9A99 from random letters and digits. */
+const plate = () => {
+  const letter = () => String.fromCharCode(65 + Math.floor(Math.random() * 26));
+  const digit = () => String(Math.floor(Math.random() * 10));
+  return `${letter()}${letter()}${letter()}${digit()}${letter()}${digit()}${digit()}`;
+};
+
+const app = useApp();
+beforeAll(async () => {
+  const county = await makeCounty(app);
+  places = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT'].map((t) => holding(app, county, t)));
+  vehicleId = randomUUID();
+  const em = app.service.orm.em.fork();
+  await em.execute(`insert into vehicle (id, organization_id, str_license_plate) values (?, ?, ?)`, [vehicleId, places[0]!.owner.org.id, plate()]);
+  // Migration0058's walk and loader under other names (the drop of an older function left out).
+  const sql: string[] = [];
+  const old = Object.assign(Object.create(Migration0058TraceRunState.prototype) as Migration0058TraceRunState, { addSql: (s: string) => sql.push(s) });
+  await old.up();
+  for (const s of sql.filter((s) => s.startsWith('create'))) {
+    await em.execute(s.replaceAll('trace_runs(', 'trace_runs_0058(').replaceAll('trace_run_state_load(', 'trace_run_state_load_0058('));
+  }
+});
+
+/** A small random network whose paths overlap: a next stay often begins before the previous one ended (or even before it began). */
+async function network(seed: number): Promise<{ stays: { id: number; animal: string; unit: string; f: number; t: number | null }[]; units: string[] }> {
+  let state = seed >>> 0 || 1;
+  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  const em = app.service.orm.em.fork();
+  const units = Array.from({ length: 6 }, (_, i) => ({ id: randomUUID(), establishment: places[i % 3]!.unit.establishmentId }));
+  await em.execute(
+    `insert into control_unit (id, establishment_id, str_code, str_name, str_type) select u.id, u.e, u.code, 'Pasto', 'PRODUCTION' from jsonb_to_recordset(?::jsonb) as u(id uuid, e uuid, code text)`,
+    [JSON.stringify(units.map((u) => ({ id: u.id, e: u.establishment, code: unitCode() })))],
+  );
+  const egresses = Array.from({ length: 8 }, () => randomUUID());
+  await em.execute(
+    `insert into animals_egress (id, from_control_unit_id, str_status, bl_move_with_tag_reading) select e::uuid, ?, 'FINISHED', true from jsonb_array_elements_text(?::jsonb) e`,
+    [units[0]!.id, JSON.stringify(egresses)],
+  );
+  const travel = randomUUID();
+  await em.execute(
+    `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,
+    [travel, vehicleId, places[0]!.owner.user.id, units[0]!.id, units[1]!.id, at(0)],
+  );
+  for (const egress of egresses.slice(0, 3)) {
+    await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at, ts_released_at) values (?, ?, ?, ?, null)`, [randomUUID(), travel, egress, at(0)]);
+  }
+  const rows: { animal: string; unit: string; establishment: string; f: number; t: number | null; egress: string | null }[] = [];
+  const animals = Array.from({ length: 60 }, () => randomUUID());
+  await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select a::uuid, 'BOVINE', 'MALE', ?, ? from jsonb_array_elements_text(?::jsonb) a`, [units[0]!.id, at(0), JSON.stringify(animals)]);
+  for (const animal of animals) {
+    let time = Math.floor(random() * 150);
+    const count = 1 + Math.floor(random() * 5);
+    for (let i = 0; i < count; i++) {
+      const unit = pick(units);
+      const f = time;
+      const last = i === count - 1;
+      const t = last && random() < 0.4 ? null : f + Math.floor(random() * 40);
+      const egress = !last && random() < 0.5 ? pick(egresses) : null;
+      rows.push({ animal, unit: unit.id, establishment: unit.establishment, f, t, egress });
+      // Half the next stays begin before this one ends, some before it began.
+      if (t !== null) time = Math.max(0, random() < 0.5 ? t - Math.floor(random() * 50) : t + Math.floor(random() * 6));
+    }
+  }
+  const ids = await em.execute<{ id: string }[]>(
+    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id)
+     select x.a, x.u, x.e, x.f, x.t, x.g from jsonb_to_recordset(?::jsonb) as x(a uuid, u uuid, e uuid, f timestamptz, t timestamptz, g uuid, n integer) order by x.n
+     returning id`,
+    [JSON.stringify(rows.map((r, n) => ({ n, a: r.animal, u: r.unit, e: r.establishment, f: at(r.f), t: r.t === null ? null : at(r.t), g: r.egress })))],
+  );
+  return { stays: rows.map((r, i) => ({ ...r, id: Number(ids[i]!.id) })), units: units.map((u) => u.id) };
+}
+
+describe('trace_runs on overlapping stays', () => {
+  test("equals Migration0058's walk, row for row, from every unit and an animal, forward and backward, with and without a hop limit", async () => {
+    const em = app.service.orm.em.fork();
+    let rowsSeen = 0;
+    let overlapping = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }), async (seed, maxHops) => {
+        const { stays, units } = await network(seed);
+        const from = (seed % 97) + 10;
+        const to = from + 30 + ((seed >> 8) % 90);
+        const inWindow = (s: (typeof stays)[number]) => s.f <= to && (s.t ?? 1e9) >= from;
+        const walk = (name: string) => `select * from ${name}(array(select jsonb_array_elements_text(?::jsonb)::bigint), ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer)`;
+        // Every unit, both directions; an animal too.
+        const seedSets = [...units.map((u) => stays.filter((s) => s.unit === u && inWindow(s))), stays.filter((s) => s.animal === stays[seed % stays.length]!.animal && inWindow(s))];
+        const questions = seedSets.flatMap((seeds) => [true, false].map((forward) => [JSON.stringify(seeds.map((s) => s.id)), at(from), at(to), forward, maxHops]));
+        // One statement per question: the same now() for both walks.
+        const diff = { n: 0, a_b: 0, b_a: 0 };
+        for (const args of questions) {
+          const [d] = await em.execute<{ n: number; a_b: number; b_a: number }[]>(
+            `with a as materialized (${walk('trace_runs')}), b as materialized (${walk('trace_runs_0058')})
+             select (select count(*) from a)::int as n, (select count(*) from (select * from a except all select * from b) x)::int as a_b,
+                    (select count(*) from (select * from b except all select * from a) x)::int as b_a`,
+            [...args, ...args],
+          );
+          diff.n += d!.n;
+          diff.a_b += d!.a_b;
+          diff.b_a += d!.b_a;
+        }
+        expect(diff).toEqual({ n: diff.n, a_b: 0, b_a: 0 });
+        rowsSeen += diff!.n;
+        const byAnimal = new Map<string, typeof stays>();
+        for (const s of stays) byAnimal.set(s.animal, [...(byAnimal.get(s.animal) ?? []), s]);
+        for (const list of byAnimal.values()) {
+          list.sort((x, y) => x.f - y.f || x.id - y.id);
+          for (let i = 1; i < list.length; i++) if ((list[i - 1]!.t ?? 1e9) > list[i]!.f) overlapping++;
+        }
+      }),
+      { numRuns: 10 },
+    );
+    // The networks did overlap, and the walks answered something.
+    expect(overlapping).toBeGreaterThan(100);
+    expect(rowsSeen).toBeGreaterThan(100);
+  }, 180_000);
+});
