@@ -189,6 +189,11 @@ async function measure(url: string, token: string, label: string, body: Record<s
     if (page.status !== 200) throw new Error(`${label}: ${page.status} ${JSON.stringify(page.json)}`);
     animals = (page.json as { meta: { int_total_results: number } }).meta.int_total_results;
     establishments = (page.json as { int_total_establishments: number }).int_total_establishments;
+    // BENCH_TRACE_PAGE_ONLY=1: the first page (the walk) alone, no CSV (the A/B of the stays' partitions at 1M, where a CSV takes minutes).
+    if (process.env.BENCH_TRACE_PAGE_ONLY === '1') {
+      hashes.add(page.sha);
+      continue;
+    }
     t = performance.now();
     const csv = await peakRss(() => post(url, token, question, true));
     whole.push(performance.now() - t);
