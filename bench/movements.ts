@@ -16,7 +16,8 @@
  * BENCH_DATABASE names the scratch database (default bench_movements); BENCH_INGRESS_REPS the
  * ingress finishes (default 60% of BENCH_REPS).
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:movements
- * (BENCH_WITHOUT_FKS=1 drops the foreign keys a finish checks row by row, an experiment;
+ * (BENCH_STAYS_PARTITIONED=1 partitions the stays by year after the herd, bench/stays-partitioned-yearly.sql;
+ * BENCH_WITHOUT_FKS=1 drops the foreign keys a finish checks row by row, an experiment;
  * BENCH_TRACE=1 prints each statement of the ingress finishes with its time; BENCH_PROFILE=<dir> writes a CPU
  * profile of each ingress finish there; BENCH_KEEP_DATABASE=1.)
  */
@@ -263,6 +264,15 @@ async function run(service: Service): Promise<void> {
   const started = performance.now();
   await herd(service, [{ unitId: farm.unitId, n: FARM_ANIMALS }, ...others.map((o) => ({ unitId: o.unitId, n: Math.ceil(OTHER_ANIMALS / others.length) }))]);
   console.log(`  generated ${FARM_ANIMALS} animals at the farm and ${OTHER_ANIMALS} at 20 others (tags, stays) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  // BENCH_STAYS_PARTITIONED=1: the stays partitioned by the year they ended (bench/stays-partitioned-yearly.sql), the A/B of docs/benchmarks.md.
+  if (process.env.BENCH_STAYS_PARTITIONED === '1') {
+    const em = service.orm.em.fork();
+    const file = readFileSync(new URL('../../bench/stays-partitioned-yearly.sql', import.meta.url), 'utf8');
+    await em.execute(file.replace(/^vacuum analyze animal_stay;$/m, ''));
+    await em.execute('vacuum analyze animal_stay');
+    const parts = await em.execute<{ part: string; n: string }[]>("select c.relname as part, c.reltuples::bigint::text as n from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'animal_stay'::regclass order by 1");
+    console.log(`  BENCH_STAYS_PARTITIONED: ${parts.map((p) => `${p.part} (${p.n})`).join(', ')}`);
+  }
 
   // The farm's animals in code order: each egress takes the next EGRESS_SIZE.
   const codes = (await service.orm.em.fork().execute<{ str_code: string }[]>(`select t.str_code from tag t join animal a on a.id = t.animal_id where a.last_control_unit_id = ? and t.str_status = 'APPLIED' order by t.str_code`, [farm.unitId])).map((r) => r.str_code);
