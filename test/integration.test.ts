@@ -142,7 +142,7 @@ describe('POST /api/v1/gta/notificar', () => {
     const bare = await app.call('POST', '/api/v1/gta/notificar', { token: caller.access, body: four });
     expect(bare.status).toBe(201);
     expect(bare.headers.get('warning')).toBeNull();
-    // Not yet completed: the quantity Gta Partial Data requires reads 0, never a real quantity (CONTRACT.md, Decisions).
+    // Not yet completed: the quantity Gta Partial Data requires reads 0, never a real quantity (docs/decisions/contract.md, "Records and fields").
     expect(bare.body.data).toMatchObject({ str_code: nr, str_external_id: four.id_gta, str_status: 'ISSUED', int_animal_quantity: 0, from_control_unit_id: null, to_control_unit_id: null, str_purpose: null, ts_valid_until: null });
     const asGraphql = await app.graphql('query($id: UUID!) { gta(id: $id) { int_animal_quantity from_establishment { id } to_establishment { id } } }', { id: bare.body.data.id }, caller.access);
     expect(asGraphql.body).toEqual({ data: { gta: { int_animal_quantity: 0, from_establishment: null, to_establishment: null } } });

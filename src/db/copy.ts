@@ -5,7 +5,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { counted, escapeLiteral, toPositional, type Query } from './sql.js';
 
 /**
- * A bulk export as CSV (ARCHITECTURE.md: the one exception to "REST runs GraphQL documents"):
+ * A bulk export as CSV (docs/architecture-notes.md: the one exception to "REST runs GraphQL documents"):
  * `query` is a SELECT of text columns, named as the header; the rows stream as RFC 4180 lines
  * (CRLF; a field with a comma, quote or line break quoted, quotes doubled; null empty).
  */
