@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Query } from '../src/db/sql.js';
+import type { Query } from '../src/db/sql.js';
 import { appendEvents, verifyChain, type EventInput } from '../src/shared/events.js';
 import { recordHistory } from '../src/shared/history.js';
 import { startApp, useApp, type TestApp } from './helpers/app.js';
-import { rows } from './helpers/db.js';
+import { recording, rows } from './helpers/db.js';
 import { member } from './helpers/factories.js';
 import { scratchDatabase } from './helpers/scratch-db.js';
 
@@ -89,10 +89,9 @@ describe('the hot statements use their indexes in every partition', () => {
     const record = randomUUID();
     const listed = randomUUID();
     await append(app, [...someEvents(record, 3, owner.user.id), ...someEvents(randomUUID(), 1, owner.user.id, [listed])]);
-    const seen: Query[] = [];
-    const recording: Db = { rows: (q) => (seen.push(q), app.service.db.rows(q)), tuples: (q) => (seen.push(q), app.service.db.tuples(q)), csv: (q) => app.service.db.csv(q) };
-    expect((await recordHistory(recording, 'Test', record, null)).data).toHaveLength(3);
-    expect((await recordHistory(recording, 'TestSubject', listed, null)).data).toHaveLength(1);
+    const { db: recorded, seen } = recording(app);
+    expect((await recordHistory(recorded, 'Test', record, null)).data).toHaveLength(3);
+    expect((await recordHistory(recorded, 'TestSubject', listed, null)).data).toHaveLength(1);
     const [own, list] = await plans(seen);
     for (const plan of [own!, list!]) {
       noSeqScan(plan);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { pgDb, type Db, type Query } from '../src/db/sql.js';
+import { pgDb } from '../src/db/sql.js';
 import { useApp } from './helpers/app.js';
+import { recording } from './helpers/db.js';
 import { makeUser, member } from './helpers/factories.js';
 import { makeUnit, stockAnimals } from './helpers/tags.js';
 
@@ -103,17 +104,12 @@ describe('statements per read request', () => {
 
   test('a page statement is one text for every caller and first page: the page size written in, the offset bound past page one', async () => {
     const [a, b] = [await herd(1, 3), await herd(1, 2)];
-    const seen: Query[] = [];
-    const recording: Db = {
-      rows: (q) => (seen.push(q), app.service.db.rows(q)),
-      tuples: (q) => (seen.push(q), app.service.db.tuples(q)),
-      csv: (q) => app.service.db.csv(q),
-    };
+    const { db: recorded, seen } = recording(app);
     const include = { current_tag: { last_control_unit: { establishment: { county: {} } } } };
     const pageOf = async (token: string, page: number) => {
       const actor = await app.service.core.auth.authenticate(app.service.db, token);
       seen.length = 0;
-      const result = await app.service.core.animals.page(recording, actor, {}, { int_max_results: 4, int_current_page: page }, { count: false, include });
+      const result = await app.service.core.animals.page(recorded, actor, {}, { int_max_results: 4, int_current_page: page }, { count: false, include });
       expect(seen).toHaveLength(1);
       return { rows: result.data.length, query: seen[0]! };
     };

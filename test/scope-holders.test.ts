@@ -1,10 +1,10 @@
 import { HOLDER_TABLES } from '../src/db/migrations/Migration0036ScopeHolders.js';
 import { TWO_SIDED_HOLDERS } from '../src/db/migrations/Migration0049EgressHolders.js';
 import { animalScope } from '../src/animals/animal.reader.js';
-import type { Db, Query } from '../src/db/sql.js';
+import type { Db } from '../src/db/sql.js';
 import { establishmentPolicy } from '../src/places/establishment.policy.js';
 import { mustPost, useApp } from './helpers/app.js';
-import { count, rows } from './helpers/db.js';
+import { count, recording, rows } from './helpers/db.js';
 import { member, official } from './helpers/factories.js';
 import { animalBody, identify } from './helpers/identify.js';
 import { egressRead, holding, ingressRead, issueGta, type Holding } from './helpers/movements.js';
@@ -136,9 +136,8 @@ describe('EXPLAIN of the owner\'s and the authority\'s reads (issue 23)', () => 
 
   /** The plan of each statement a read runs, as text. */
   async function plans(run: (db: Db) => Promise<unknown>): Promise<string[]> {
-    const seen: Query[] = [];
-    const recording: Db = { rows: (q) => (seen.push(q), app.service.db.rows(q)), tuples: (q) => (seen.push(q), app.service.db.tuples(q)), csv: (q) => app.service.db.csv(q) };
-    await run(recording);
+    const { db: recorded, seen } = recording(app);
+    await run(recorded);
     const out: string[] = [];
     for (const q of seen) out.push((await app.service.db.rows<{ 'QUERY PLAN': string }>({ sql: `explain ${q.sql}`, params: q.params })).map((r) => r['QUERY PLAN']).join('\n'));
     return out;
@@ -172,9 +171,8 @@ describe('EXPLAIN of the owner\'s and the authority\'s reads (issue 23)', () => 
     const authority = await official(app, county.id);
     for (const [caller, index] of [[owner, 'animal_holder_organization'], [authority, 'animal_holder_federative_unit']] as const) {
       const actor = await app.service.core.auth.authenticate(app.service.db, caller.access);
-      const seen: Query[] = [];
-      const recording: Db = { rows: (q) => (seen.push(q), app.service.db.rows(q)), tuples: (q) => (seen.push(q), app.service.db.tuples(q)), csv: (q) => app.service.db.csv(q) };
-      await app.service.core.animals.page(recording, actor, {}, { int_max_results: 50 }, { count: false, include });
+      const { db: recorded, seen } = recording(app);
+      await app.service.core.animals.page(recorded, actor, {}, { int_max_results: 50 }, { count: false, include });
       expect(seen).toHaveLength(1);
       // A few rows: the planner would read the table, or any index, and sort them, whatever the
       // indexes. With scans that lose the order and sorts priced out, a plan without a Sort exists

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Migration0058TraceRunState } from '../src/db/migrations/Migration0058TraceRunState.js';
 import { useApp } from './helpers/app.js';
-import { holding, type Holding } from './helpers/movements.js';
-import { makeCounty, unitCode } from './helpers/places.js';
+import type { Holding } from './helpers/movements.js';
+import { at, networkPlaces, seeded, unitsAndEgresses } from './helpers/trace-network.js';
 
 /**
  * Stays written from device times may overlap: an animal's next stay can begin before the one it
@@ -14,23 +14,11 @@ import { makeCounty, unitCode } from './helpers/places.js';
  */
 let places: Holding[];
 let vehicleId: string;
-const BASE = Date.UTC(2026, 0, 1);
-const HOUR = 3_600_000;
-const at = (h: number) => new Date(BASE + h * HOUR);
-/** A plate no other test took (the plates are unique): AAA9A99 from random letters and digits. */
-const plate = () => {
-  const letter = () => String.fromCharCode(65 + Math.floor(Math.random() * 26));
-  const digit = () => String(Math.floor(Math.random() * 10));
-  return `${letter()}${letter()}${letter()}${digit()}${letter()}${digit()}${digit()}`;
-};
 
 const app = useApp();
 beforeAll(async () => {
-  const county = await makeCounty(app);
-  places = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT'].map((t) => holding(app, county, t)));
-  vehicleId = randomUUID();
+  ({ places, vehicleId } = await networkPlaces(app));
   const em = app.service.orm.em.fork();
-  await em.execute(`insert into vehicle (id, organization_id, str_license_plate) values (?, ?, ?)`, [vehicleId, places[0]!.owner.org.id, plate()]);
   // Migration0058's walk and loader under other names (the drop of an older function left out).
   const sql: string[] = [];
   const old = Object.assign(Object.create(Migration0058TraceRunState.prototype) as Migration0058TraceRunState, { addSql: (s: string) => sql.push(s) });
@@ -42,20 +30,9 @@ beforeAll(async () => {
 
 /** A small random network whose paths overlap: a next stay often begins before the previous one ended (or even before it began). */
 async function network(seed: number): Promise<{ stays: { id: number; animal: string; unit: string; f: number; t: number | null }[]; units: string[] }> {
-  let state = seed >>> 0 || 1;
-  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  const { random, pick } = seeded(seed);
   const em = app.service.orm.em.fork();
-  const units = Array.from({ length: 6 }, (_, i) => ({ id: randomUUID(), establishment: places[i % 3]!.unit.establishmentId }));
-  await em.execute(
-    `insert into control_unit (id, establishment_id, str_code, str_name, str_type) select u.id, u.e, u.code, 'Pasto', 'PRODUCTION' from jsonb_to_recordset(?::jsonb) as u(id uuid, e uuid, code text)`,
-    [JSON.stringify(units.map((u) => ({ id: u.id, e: u.establishment, code: unitCode() })))],
-  );
-  const egresses = Array.from({ length: 8 }, () => randomUUID());
-  await em.execute(
-    `insert into animals_egress (id, from_control_unit_id, str_status, bl_move_with_tag_reading) select e::uuid, ?, 'FINISHED', true from jsonb_array_elements_text(?::jsonb) e`,
-    [units[0]!.id, JSON.stringify(egresses)],
-  );
+  const { units, egresses } = await unitsAndEgresses(app, places);
   const travel = randomUUID();
   await em.execute(
     `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { useApp } from './helpers/app.js';
-import { holding, type Holding } from './helpers/movements.js';
-import { makeCounty, unitCode } from './helpers/places.js';
+import type { Holding } from './helpers/movements.js';
+import { at, hourOf, networkPlaces, seeded, unitsAndEgresses } from './helpers/trace-network.js';
 
 /**
  * The walk (`trace_runs`, Migration0025TraceRuns) against a brute-force reading of DOMAIN.md's
@@ -13,22 +13,10 @@ import { makeCounty, unitCode } from './helpers/places.js';
  */
 let places: Holding[];
 let vehicleId: string;
-const BASE = Date.UTC(2026, 0, 1);
-const HOUR = 3_600_000;
-/** A plate no other test took (the plates are unique): AAA9A99 from random letters and digits. */
-const plate = () => {
-  const letter = () => String.fromCharCode(65 + Math.floor(Math.random() * 26));
-  const digit = () => String(Math.floor(Math.random() * 10));
-  return `${letter()}${letter()}${letter()}${digit()}${letter()}${digit()}${digit()}`;
-};
-const at = (h: number) => new Date(BASE + h * HOUR);
 
 const app = useApp();
 beforeAll(async () => {
-  const county = await makeCounty(app);
-  places = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT'].map((t) => holding(app, county, t)));
-  vehicleId = randomUUID();
-  await app.service.orm.em.fork().execute(`insert into vehicle (id, organization_id, str_license_plate) values (?, ?, ?)`, [vehicleId, places[0]!.owner.org.id, plate()]);
+  ({ places, vehicleId } = await networkPlaces(app));
 });
 
 interface Stay {
@@ -52,20 +40,9 @@ interface Presence {
 
 /** A small random network: units, animals with 1–5 stays each, some stays left by an egress (a vehicle), some egresses on a travel. */
 async function network(seed: number): Promise<{ stays: Stay[]; vehicleOf: Map<string, string>; units: string[] }> {
-  let state = seed >>> 0 || 1;
-  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  const { random, pick } = seeded(seed);
   const em = app.service.orm.em.fork();
-  const units = Array.from({ length: 6 }, (_, i) => ({ id: randomUUID(), establishment: places[i % 3]!.unit.establishmentId }));
-  await em.execute(
-    `insert into control_unit (id, establishment_id, str_code, str_name, str_type) select u.id, u.e, u.code, 'Pasto', 'PRODUCTION' from jsonb_to_recordset(?::jsonb) as u(id uuid, e uuid, code text)`,
-    [JSON.stringify(units.map((u) => ({ id: u.id, e: u.establishment, code: unitCode() })))],
-  );
-  const egresses = Array.from({ length: 8 }, () => randomUUID());
-  await em.execute(
-    `insert into animals_egress (id, from_control_unit_id, str_status, bl_move_with_tag_reading) select e::uuid, ?, 'FINISHED', true from jsonb_array_elements_text(?::jsonb) e`,
-    [units[0]!.id, JSON.stringify(egresses)],
-  );
+  const { units, egresses } = await unitsAndEgresses(app, places);
   const travels = [randomUUID(), randomUUID()];
   const vehicleOf = new Map<string, string>(egresses.map((e) => [e, e]));
   for (const travel of travels) {
@@ -205,7 +182,7 @@ describe('trace_runs equals the definition on random networks', () => {
           'select stay_id, int_hops, ts_exposure from trace_runs(array(select jsonb_array_elements_text(?::jsonb)::bigint), ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer) where control_unit_id is not null',
           [JSON.stringify(seeds.map((s) => s.id)), at(from), at(to), forward, maxHops],
         );
-        const actual = new Map(rows.map((r) => [Number(r.stay_id), { hops: r.int_hops, exposure: (new Date(r.ts_exposure).getTime() - BASE) / HOUR }]));
+        const actual = new Map(rows.map((r) => [Number(r.stay_id), { hops: r.int_hops, exposure: hourOf(r.ts_exposure) }]));
         expect(rows).toHaveLength(actual.size);
         const sorted = (m: Map<number, unknown>) => [...m].sort(([a], [b]) => a - b);
         expect(sorted(actual)).toEqual(sorted(expected));

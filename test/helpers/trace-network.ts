@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { TestApp } from './app.js';
+import { holding, type Holding } from './movements.js';
+import { makeCounty, unitCode } from './places.js';
+
+/** The random networks of the walk's tests (trace-walk, trace-walk-overlap): hours from 2026-01-01. */
+const BASE = Date.UTC(2026, 0, 1);
+const HOUR = 3_600_000;
+export const at = (h: number): Date => new Date(BASE + h * HOUR);
+/** The hour `at` made an instant from. */
+export const hourOf = (t: string | Date): number => (new Date(t).getTime() - BASE) / HOUR;
+
+/** A plate no other test took (the plates are unique): AAA9A99 from random letters and digits. */
+const plate = () => {
+  const letter = () => String.fromCharCode(65 + Math.floor(Math.random() * 26));
+  const digit = () => String(Math.floor(Math.random() * 10));
+  return `${letter()}${letter()}${letter()}${digit()}${letter()}${digit()}${digit()}`;
+};
+
+/** Three holdings (farm, auction, feedlot) and a vehicle of the farm's organization, once per file. */
+export async function networkPlaces(app: TestApp): Promise<{ places: Holding[]; vehicleId: string }> {
+  const county = await makeCounty(app);
+  const places = await Promise.all(['FARM', 'AUCTION', 'FEEDLOT'].map((t) => holding(app, county, t)));
+  const vehicleId = randomUUID();
+  await app.service.orm.em.fork().execute(`insert into vehicle (id, organization_id, str_license_plate) values (?, ?, ?)`, [vehicleId, places[0]!.owner.org.id, plate()]);
+  return { places, vehicleId };
+}
+
+/** A seeded generator (the same seed, the same network) and a pick from a list with it. */
+export function seeded(seed: number): { random: () => number; pick: <T>(list: T[]) => T } {
+  let state = seed >>> 0 || 1;
+  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return { random, pick: (list) => list[Math.floor(random() * list.length)]! };
+}
+
+/** Six new control units over the three holdings and eight finished egresses from the first unit. */
+export async function unitsAndEgresses(app: TestApp, places: Holding[]): Promise<{ units: { id: string; establishment: string }[]; egresses: string[] }> {
+  const em = app.service.orm.em.fork();
+  const units = Array.from({ length: 6 }, (_, i) => ({ id: randomUUID(), establishment: places[i % 3]!.unit.establishmentId }));
+  await em.execute(
+    `insert into control_unit (id, establishment_id, str_code, str_name, str_type) select u.id, u.e, u.code, 'Pasto', 'PRODUCTION' from jsonb_to_recordset(?::jsonb) as u(id uuid, e uuid, code text)`,
+    [JSON.stringify(units.map((u) => ({ id: u.id, e: u.establishment, code: unitCode() })))],
+  );
+  const egresses = Array.from({ length: 8 }, () => randomUUID());
+  await em.execute(
+    `insert into animals_egress (id, from_control_unit_id, str_status, bl_move_with_tag_reading) select e::uuid, ?, 'FINISHED', true from jsonb_array_elements_text(?::jsonb) e`,
+    [units[0]!.id, JSON.stringify(egresses)],
+  );
+  return { units, egresses };
+}
