@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Migration0058TraceRunState } from '../src/db/migrations/Migration0058TraceRunState.js';
 import { useApp } from './helpers/app.js';
 import type { Holding } from './helpers/movements.js';
-import { at, networkPlaces, seeded, unitsAndEgresses } from './helpers/trace-network.js';
+import { at, networkPlaces, randomStays, seeded, unitsAndEgresses } from './helpers/trace-network.js';
 
 /**
  * Stays written from device times may overlap: an animal's next stay can begin before the one it
@@ -41,30 +41,9 @@ async function network(seed: number): Promise<{ stays: { id: number; animal: str
   for (const egress of egresses.slice(0, 3)) {
     await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at, ts_released_at) values (?, ?, ?, ?, null)`, [randomUUID(), travel, egress, at(0)]);
   }
-  const rows: { animal: string; unit: string; establishment: string; f: number; t: number | null; egress: string | null }[] = [];
-  const animals = Array.from({ length: 60 }, () => randomUUID());
-  await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select a::uuid, 'BOVINE', 'MALE', ?, ? from jsonb_array_elements_text(?::jsonb) a`, [units[0]!.id, at(0), JSON.stringify(animals)]);
-  for (const animal of animals) {
-    let time = Math.floor(random() * 150);
-    const count = 1 + Math.floor(random() * 5);
-    for (let i = 0; i < count; i++) {
-      const unit = pick(units);
-      const f = time;
-      const last = i === count - 1;
-      const t = last && random() < 0.4 ? null : f + Math.floor(random() * 40);
-      const egress = !last && random() < 0.5 ? pick(egresses) : null;
-      rows.push({ animal, unit: unit.id, establishment: unit.establishment, f, t, egress });
-      // Half the next stays begin before this one ends, some before it began.
-      if (t !== null) time = Math.max(0, random() < 0.5 ? t - Math.floor(random() * 50) : t + Math.floor(random() * 6));
-    }
-  }
-  const ids = await em.execute<{ id: string }[]>(
-    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id)
-     select x.a, x.u, x.e, x.f, x.t, x.g from jsonb_to_recordset(?::jsonb) as x(a uuid, u uuid, e uuid, f timestamptz, t timestamptz, g uuid, n integer) order by x.n
-     returning id`,
-    [JSON.stringify(rows.map((r, n) => ({ n, a: r.animal, u: r.unit, e: r.establishment, f: at(r.f), t: r.t === null ? null : at(r.t), g: r.egress })))],
-  );
-  return { stays: rows.map((r, i) => ({ ...r, id: Number(ids[i]!.id) })), units: units.map((u) => u.id) };
+  // Half the next stays begin before this one ends, some before it began.
+  const stays = await randomStays(app, { units, egresses }, { random, pick }, (t) => Math.max(0, random() < 0.5 ? t - Math.floor(random() * 50) : t + Math.floor(random() * 6)));
+  return { stays, units: units.map((u) => u.id) };
 }
 
 describe('trace_runs on overlapping stays', () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { useApp } from './helpers/app.js';
 import type { Holding } from './helpers/movements.js';
-import { at, hourOf, networkPlaces, seeded, unitsAndEgresses } from './helpers/trace-network.js';
+import { at, hourOf, networkPlaces, randomStays, seeded, unitsAndEgresses, type NetworkStay } from './helpers/trace-network.js';
 
 /**
  * The walk (`trace_runs`, Migration0025TraceRuns) against a brute-force reading of DOMAIN.md's
@@ -19,15 +19,7 @@ beforeAll(async () => {
   ({ places, vehicleId } = await networkPlaces(app));
 });
 
-interface Stay {
-  id: number;
-  animal: string;
-  unit: string;
-  establishment: string;
-  f: number;
-  t: number | null;
-  egress: string | null;
-}
+type Stay = NetworkStay;
 
 interface Presence {
   key: string;
@@ -57,29 +49,8 @@ async function network(seed: number): Promise<{ stays: Stay[]; vehicleOf: Map<st
     await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at, ts_released_at) values (?, ?, ?, ?, ?)`, [randomUUID(), travel, egress, at(0), released ? at(1) : null]);
     if (!released) vehicleOf.set(egress, travel);
   }
-  const rows: Omit<Stay, 'id'>[] = [];
-  const animals = Array.from({ length: 60 }, () => randomUUID());
-  await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select a::uuid, 'BOVINE', 'MALE', ?, ? from jsonb_array_elements_text(?::jsonb) a`, [units[0]!.id, at(0), JSON.stringify(animals)]);
-  for (const animal of animals) {
-    let time = Math.floor(random() * 150);
-    const count = 1 + Math.floor(random() * 5);
-    for (let i = 0; i < count; i++) {
-      const unit = pick(units);
-      const f = time;
-      const last = i === count - 1;
-      const t = last && random() < 0.4 ? null : f + Math.floor(random() * 40);
-      const egress = !last && random() < 0.5 ? pick(egresses) : null;
-      rows.push({ animal, unit: unit.id, establishment: unit.establishment, f, t, egress });
-      if (t !== null) time = t + Math.floor(random() * 6);
-    }
-  }
-  const ids = await em.execute<{ id: string }[]>(
-    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id)
-     select x.a, x.u, x.e, x.f, x.t, x.g from jsonb_to_recordset(?::jsonb) as x(a uuid, u uuid, e uuid, f timestamptz, t timestamptz, g uuid, n integer) order by x.n
-     returning id`,
-    [JSON.stringify(rows.map((r, n) => ({ n, a: r.animal, u: r.unit, e: r.establishment, f: at(r.f), t: r.t === null ? null : at(r.t), g: r.egress })))],
-  );
-  return { stays: rows.map((r, i) => ({ ...r, id: Number(ids[i]!.id) })), vehicleOf, units: units.map((u) => u.id) };
+  const stays = await randomStays(app, { units, egresses }, { random, pick }, (t) => t + Math.floor(random() * 6));
+  return { stays, vehicleOf, units: units.map((u) => u.id) };
 }
 
 /** DOMAIN.md's definition, read literally: exposure per presence per round, contacts pairwise until nothing changes. */

@@ -48,3 +48,52 @@ export async function unitsAndEgresses(app: TestApp, places: Holding[]): Promise
   );
   return { units, egresses };
 }
+
+/** A stay of a network, in hours (`at`); `egress` the finished egress that ended it, if any. */
+export interface NetworkStay {
+  id: number;
+  animal: string;
+  unit: string;
+  establishment: string;
+  f: number;
+  t: number | null;
+  egress: string | null;
+}
+
+/**
+ * Sixty animals with 1–5 stays each at random units, written in path order: a stay lasts up to 40
+ * hours, the last one is left open 40% of the time, half the others end by one of the egresses;
+ * `nextFrom` says when the next stay begins after one that ended at `t`.
+ */
+export async function randomStays(
+  app: TestApp,
+  network: { units: { id: string; establishment: string }[]; egresses: string[] },
+  { random, pick }: ReturnType<typeof seeded>,
+  nextFrom: (t: number) => number,
+): Promise<NetworkStay[]> {
+  const { units, egresses } = network;
+  const em = app.service.orm.em.fork();
+  const rows: Omit<NetworkStay, 'id'>[] = [];
+  const animals = Array.from({ length: 60 }, () => randomUUID());
+  await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select a::uuid, 'BOVINE', 'MALE', ?, ? from jsonb_array_elements_text(?::jsonb) a`, [units[0]!.id, at(0), JSON.stringify(animals)]);
+  for (const animal of animals) {
+    let time = Math.floor(random() * 150);
+    const count = 1 + Math.floor(random() * 5);
+    for (let i = 0; i < count; i++) {
+      const unit = pick(units);
+      const f = time;
+      const last = i === count - 1;
+      const t = last && random() < 0.4 ? null : f + Math.floor(random() * 40);
+      const egress = !last && random() < 0.5 ? pick(egresses) : null;
+      rows.push({ animal, unit: unit.id, establishment: unit.establishment, f, t, egress });
+      if (t !== null) time = nextFrom(t);
+    }
+  }
+  const ids = await em.execute<{ id: string }[]>(
+    `insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to, animals_egress_id)
+     select x.a, x.u, x.e, x.f, x.t, x.g from jsonb_to_recordset(?::jsonb) as x(a uuid, u uuid, e uuid, f timestamptz, t timestamptz, g uuid, n integer) order by x.n
+     returning id`,
+    [JSON.stringify(rows.map((r, n) => ({ n, a: r.animal, u: r.unit, e: r.establishment, f: at(r.f), t: r.t === null ? null : at(r.t), g: r.egress })))],
+  );
+  return rows.map((r, i) => ({ ...r, id: Number(ids[i]!.id) }));
+}
