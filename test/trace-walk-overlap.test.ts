@@ -28,7 +28,7 @@ beforeAll(async () => {
   }
 });
 
-/** A small random network whose paths overlap: a next stay often begins before the previous one ended (or even before it began). */
+/** A small random network whose paths overlap: a next stay often begins before the previous one ended (never before it began, nor ends before it: paths do not nest). */
 async function network(seed: number): Promise<{ stays: { id: number; animal: string; unit: string; f: number; t: number | null }[]; units: string[] }> {
   const { random, pick } = seeded(seed);
   const em = app.service.orm.em.fork();
@@ -41,7 +41,7 @@ async function network(seed: number): Promise<{ stays: { id: number; animal: str
   for (const egress of egresses.slice(0, 3)) {
     await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at, ts_released_at) values (?, ?, ?, ?, null)`, [randomUUID(), travel, egress, at(0)]);
   }
-  // Half the next stays begin before this one ends, some before it began.
+  // Half the next stays begin before this one ends.
   const stays = await randomStays(app, { units, egresses }, { random, pick }, (t) => Math.max(0, random() < 0.5 ? t - Math.floor(random() * 50) : t + Math.floor(random() * 6)));
   return { stays, units: units.map((u) => u.id) };
 }

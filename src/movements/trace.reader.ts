@@ -66,10 +66,17 @@ export interface TracedStayRow {
   str_gta_code: string | null;
 }
 
+/**
+ * The stays' partition key (docs/decisions/partitioning.md) and an animal's path in its order (the
+ * index `animal_stay_path`, Migration0067TraceStayKey): one animal's stays never nest, so it is the
+ * order of their starts. Named where a read implies it, so that partitions by the key prune.
+ */
+const stayKey = (s: string) => `coalesce(${s}.ts_to, 'infinity'::timestamptz)`;
+
 /** The reach of the question as SQL: one `trace_runs` walk per direction (Migration0058TraceRunState). */
 function reachedSql(q: TraceQuestion): { sql: string; params: unknown[] } {
   // The stays' future partition key beside the end's condition (docs/decisions/partitioning.md): implied by it, it prunes closed years.
-  const seed = `array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ? and coalesce(s.ts_to, 'infinity'::timestamptz) >= ?)`;
+  const seed = `array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ? and ${stayKey('s')} >= ?)`;
   const walks = q.direction === 'BOTH' ? [true, false] : [q.direction === 'FORWARD'];
   const params: unknown[] = [];
   const parts = walks.map((forward) => {
@@ -144,10 +151,12 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
   const establishmentVisible = q.visibleUnit('vu.id', { establishment: 'vu.establishment_id', perRow: true });
   const placeAnimalVisible = q.visibleUnit('pa.control_unit_id', { holder: 'pa' });
   const latest = q.direction === 'BACKWARD';
-  // The leg that brought the exposure: forward, the GTA the animal arrived under (its previous stay's egress); backward, the one it left under.
+  // The leg that brought the exposure: forward, the GTA the animal arrived under (its previous stay's egress, in path order); backward, the one it left under.
   const leg = latest
     ? 'select ae.gta_id from animals_egress ae where ae.id = s.animals_egress_id'
-    : 'select ae.gta_id from animal_stay b join animals_egress ae on ae.id = b.animals_egress_id where b.animal_id = s.animal_id and (b.ts_from, b.id) < (s.ts_from, s.id) order by b.ts_from desc, b.id desc limit 1';
+    : `select ae.gta_id from animal_stay b join animals_egress ae on ae.id = b.animals_egress_id
+        where b.animal_id = s.animal_id and (${stayKey('b')}, b.ts_from, b.id) < (${stayKey('s')}, s.ts_from, s.id) and ${stayKey('b')} <= ${stayKey('s')}
+        order by ${stayKey('b')} desc, b.ts_from desc, b.id desc limit 1`;
   const [run] = await db.rows<{ int_total: number; establishments: TracedEstablishmentRow[] }>({
     sql: `with old as (delete from trace_run where ts_created_at < now() - interval '${RUN_KEPT}' returning id),
       old_answers as (delete from trace_answer where run_id in (select id from old)),
@@ -180,8 +189,9 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
                         case when f.unit_seen then f.control_unit_id end as control_unit_id,
                         g.id as gta_id, g.str_code as str_gta_code, f.int_traced_animals
                    from entered f join establishment e on e.id = f.establishment_id
-                   -- the leg's GTA only where it is shown (brought by an animal at a unit the caller sees): a one-time filter (offset 0 keeps the subquery apart)
-                   left join lateral (select g.id, g.str_code from gta g where f.unit_seen and f.brought and g.id = (select (${leg}) from animal_stay s where s.id = f.stay_id) offset 0) g on true
+                   -- the leg's GTA only where it is shown (brought by an animal at a unit the caller sees): a one-time filter (offset 0 keeps the subquery apart);
+                   -- a reached stay's exposure lies within it, so its key is at or after the exposure (the stay's partition and later ones)
+                   left join lateral (select g.id, g.str_code from gta g where f.unit_seen and f.brought and g.id = (select (${leg}) from animal_stay s where s.id = f.stay_id and ${stayKey('s')} >= f.ts_exposure) offset 0) g on true
                   where case when e.id in (select u.establishment_id from seen_units u) then true
                              else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${establishmentVisible.sql} offset 0) end),
       ranked as (select v.*, row_number() over (order by v.int_hops, v.ts_via nulls first, v.animal_id)::int as ord,
@@ -249,20 +259,22 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * pages use (`tracedStays`): its own holder columns, an equality on the row; through its
  * establishment (`establishment in (the caller's establishments)`), a misestimated plan ran that
  * subquery per traced animal (an authority's 20,000 establishments: 60-90 s for a 1-hop CSV).
+ * Each stay's unit, establishment and GTA are lookups by key in the select list, as in
+ * `tracedStays`: joined, the plan depended on guesses of how many stays a traced animal has (on a
+ * partitioned table, or an `establishment` without statistics, it hashed every establishment).
  */
 export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
   const visible = visibleUnit('s.control_unit_id', { holder: 's' });
   return db.csv({
     sql: `select x.animal_id::text as animal_id, x.str_tag_code, x.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
                  x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
-                 x.last_control_unit_id::text as last_control_unit_id, cu.str_code as str_control_unit_code, e.str_name as str_establishment_name,
-                 ${iso('s.ts_from')} as ts_from, ${iso('s.ts_to')} as ts_to, g.str_code as str_gta_code
+                 x.last_control_unit_id::text as last_control_unit_id, (select cu.str_code from control_unit cu where cu.id = s.control_unit_id) as str_control_unit_code,
+                 (select e.str_name from establishment e where e.id = s.establishment_id) as str_establishment_name, ${iso('s.ts_from')} as ts_from, ${iso('s.ts_to')} as ts_to,
+                 (select g.str_code from animals_egress ae join gta g on g.id = ae.gta_id where ae.id = s.animals_egress_id) as str_gta_code
             from (select x.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
                          x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
                     from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id where x.run_id = ?) x
-            cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by s.ts_from, s.id offset 0) s
-            join control_unit cu on cu.id = s.control_unit_id join establishment e on e.id = s.establishment_id
-            left join animals_egress ae on ae.id = s.animals_egress_id left join gta g on g.id = ae.gta_id
+            cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by ${stayKey('s')}, s.ts_from, s.id offset 0) s
            order by x.rank, s.ts_from, s.id`,
     params: [runId, ...visible.params],
   });

@@ -63,7 +63,9 @@ export interface NetworkStay {
 /**
  * Sixty animals with 1–5 stays each at random units, written in path order: a stay lasts up to 40
  * hours, the last one is left open 40% of the time, half the others end by one of the egresses;
- * `nextFrom` says when the next stay begins after one that ended at `t`.
+ * `nextFrom` says when the next stay begins after one that ended at `t`. A path never nests (as the
+ * walk reads it since Migration0067TraceStayKey): a next stay begins no earlier than the one before
+ * began, and ends no earlier than it ended.
  */
 export async function randomStays(
   app: TestApp,
@@ -78,15 +80,19 @@ export async function randomStays(
   await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select a::uuid, 'BOVINE', 'MALE', ?, ? from jsonb_array_elements_text(?::jsonb) a`, [units[0]!.id, at(0), JSON.stringify(animals)]);
   for (const animal of animals) {
     let time = Math.floor(random() * 150);
+    let end = 0;
     const count = 1 + Math.floor(random() * 5);
     for (let i = 0; i < count; i++) {
       const unit = pick(units);
       const f = time;
       const last = i === count - 1;
-      const t = last && random() < 0.4 ? null : f + Math.floor(random() * 40);
+      const t = last && random() < 0.4 ? null : Math.max(end, f + Math.floor(random() * 40));
       const egress = !last && random() < 0.5 ? pick(egresses) : null;
       rows.push({ animal, unit: unit.id, establishment: unit.establishment, f, t, egress });
-      if (t !== null) time = nextFrom(t);
+      if (t !== null) {
+        end = t;
+        time = Math.max(f, nextFrom(t));
+      }
     }
   }
   const ids = await em.execute<{ id: string }[]>(
