@@ -3,6 +3,7 @@ import { SET_HOLDER_OF_UNIT } from '../places/unit-holder.js';
 import { executeBound } from '../db/bound.js';
 import type { EventInput, Listed, Subject } from '../shared/events.js';
 import { socioOfRank, socioRank } from './movement.rules.js';
+import { previousStayBegan } from '../animals/stays.js';
 
 /** Where animals arrive: the unit and its establishment's socio-environmental status. */
 export interface Destination {
@@ -34,7 +35,7 @@ export async function arrive(tx: EntityManager, animalIds: string[], to: Destina
      ), stays as (
        -- Only the animals that were still on the way arrive: one already received (by another ingress) keeps its open stay.
        insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, animals_ingress_id, holder_organization_id, holder_federative_unit)
-       select m.id, ?::uuid, ?::uuid, coalesce(t.at, ?::timestamptz), ?::uuid, m.holder_organization_id, m.holder_federative_unit
+       select m.id, ?::uuid, ?::uuid, greatest(coalesce(t.at, ?::timestamptz), ${previousStayBegan('m.id')}), ?::uuid, m.holder_organization_id, m.holder_federative_unit
          from moved m left join jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz) on t.id = m.id
      )
      select id, str_socioenvironmental_status from moved`,
