@@ -46,8 +46,8 @@
  * the service's X-SQL-Statements header; for the peers a wrapper around their pg pool's query
  * (pg_stat_statements is not loaded on a stock server). Then autocannon (in a worker thread, off the
  * servers' event loop), interleaved: after a warm-up, ROUNDS rounds of each request against owner,
- * authority, admin, PostGraphile, raw in turn (each round starting one target later), DURATION
- * seconds each with CONNECTIONS connections.
+ * authority, admin, PostGraphile, raw in turn and back again (A B C C B A; each round starting one
+ * target later), DURATION seconds each way with CONNECTIONS connections.
  * Prints req/s (over all rounds), p50 and p99 (median of the rounds' figures), the machine's load
  * average beside each figure (the mean of its rounds' 1-minute figures), and the ratios issue 23
  * sets targets for: owner/admin and authority/admin (>= 0.9), admin/PostGraphile (>= 1.0), admin/raw
@@ -88,9 +88,9 @@ const ANIMALS_PER_BIG_UNIT = 25;
 const MEMBERS_PER_ORGANIZATION = 10;
 const COUNTIES = 300;
 const PAGE = 50;
-/** Five short rounds rather than three long ones: the median of per-round ratios needs rounds more than seconds. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const DURATION = Number(process.env.BENCH_DURATION ?? 3);
+/** Three rounds, each target twice per round (there and back): the median of per-round ratios needs rounds more than seconds. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION = Number(process.env.BENCH_DURATION ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARM_UP = 1;
 /**
@@ -822,27 +822,41 @@ export function machineLoad(when: string): void {
 
 async function measure(targets: Target[], list: Bench[]): Promise<Map<string, Figures>> {
   machineLoad('before measuring');
-  console.log(`\n  warm-up: ${WARM_UP} s per request and target; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn (each round starting one later), ${DURATION} s each after ${LEAD_IN} s not counted, ${CONNECTIONS} connections`);
+  console.log(`\n  warm-up: ${WARM_UP} s per request and target; then ${ROUNDS} rounds × ${list.length} requests × ${targets.map((t) => t.name).join(', ')} in turn and back (each round starting one later), ${DURATION} s each way after ${LEAD_IN} s not counted, ${CONNECTIONS} connections`);
   for (const bench of list) for (const target of targets) await load(target, bench.forms[target.forms], WARM_UP);
   const figures = new Map<string, Figures>();
   for (let round = 1; round <= ROUNDS; round++) {
     const started = performance.now();
     // Each round starts at the next target: none always runs first after another request's peers.
     const order = targets.map((_, k) => targets[(k + round - 1) % targets.length]!);
+    // There and back (A B C C B A): a load that rises or falls through the round weighs on every target alike.
+    const sequence = [...order, ...[...order].reverse()];
     for (const [i, bench] of list.entries()) {
-      for (const target of order) {
+      const inRound = new Map<TargetName, { requests: number; seconds: number; p50: number[]; p99: number[]; load: number[] }>();
+      for (const target of sequence) {
         if (LEAD_IN > 0) await load(target, bench.forms[target.forms], LEAD_IN);
         const r = await load(target, bench.forms[target.forms], DURATION);
         const f = figures.get(`${i}/${target.name}`) ?? { requests: 0, seconds: 0, rps: [], p50: [], p99: [], load: [], non2xx: 0, errors: 0 };
         f.requests += r.requests.total;
         f.seconds += r.duration;
-        f.rps.push(r.requests.total / r.duration);
-        f.p50.push(r.latency.p50);
-        f.p99.push(r.latency.p99);
-        f.load.push(loadavg()[0]!);
         f.non2xx += r.non2xx;
         f.errors += r.errors + r.timeouts;
         figures.set(`${i}/${target.name}`, f);
+        const part = inRound.get(target.name) ?? { requests: 0, seconds: 0, p50: [], p99: [], load: [] };
+        part.requests += r.requests.total;
+        part.seconds += r.duration;
+        part.p50.push(r.latency.p50);
+        part.p99.push(r.latency.p99);
+        part.load.push(loadavg()[0]!);
+        inRound.set(target.name, part);
+      }
+      // A round's figure for a target: both of its runs together.
+      for (const [name, part] of inRound) {
+        const f = figures.get(`${i}/${name}`)!;
+        f.rps.push(part.requests / part.seconds);
+        f.p50.push(meanOf(part.p50));
+        f.p99.push(Math.max(...part.p99));
+        f.load.push(meanOf(part.load));
       }
     }
     console.log(`    round ${round} of ${ROUNDS} done (${((performance.now() - started) / 1000).toFixed(0)} s, load average ${loadavg()[0]!.toFixed(1)})`);
