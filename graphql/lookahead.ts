@@ -61,11 +61,23 @@ export function includeOf(info: GraphQLResolveInfo, needs: Needs): Include {
   return include;
 }
 
-/** For a page (`{ data, meta }`): the relations its records need, whether `meta` is selected (the count), and the columns the operation reads. */
-export function pageLookahead(info: GraphQLResolveInfo, needs: Needs): { include: Include; count: boolean; pick: Pick | undefined } {
-  const fields = fieldsUnder(info, info.fieldNodes);
-  const include: Include = {};
-  const data = fields.get('data');
-  if (data) addNeeds(info, needs, fieldsUnder(info, data), include);
-  return { include, count: fields.has('meta'), pick: pickOf(info) };
+interface PageLookahead {
+  include: Include;
+  count: boolean;
+  pick: Pick | undefined;
+}
+const pages = new WeakMap<readonly FieldNode[], PageLookahead>();
+
+/** For a page (`{ data, meta }`): the relations its records need, whether `meta` is selected (the count), and the columns the operation reads; once per field of a parsed document. */
+export function pageLookahead(info: GraphQLResolveInfo, needs: Needs): PageLookahead {
+  let page = pages.get(info.fieldNodes);
+  if (!page) {
+    const fields = fieldsUnder(info, info.fieldNodes);
+    const include: Include = {};
+    const data = fields.get('data');
+    if (data) addNeeds(info, needs, fieldsUnder(info, data), include);
+    page = { include, count: fields.has('meta'), pick: pickOf(info) };
+    pages.set(info.fieldNodes, page);
+  }
+  return page;
 }

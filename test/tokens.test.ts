@@ -1,6 +1,8 @@
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { Tokens, VERIFIED_TOKENS_MAX } from '../src/identity/tokens.js';
 import { useApp, type Reply } from './helpers/app.js';
+import { TestClock } from './helpers/clock.js';
 import { login, makeUser, member } from './helpers/factories.js';
 
 const SECRET = 'test-secret-test-secret-test-secret-0123';
@@ -199,5 +201,59 @@ describe('access token claims', () => {
     expect(after.sub).toBe(owner.user.id);
     expect(after.jti).not.toBe(before.jti);
     expect(after.exp).toBe(after.iat + 900);
+  });
+});
+
+describe('verified tokens kept by their exact string (Tokens.verifyAccess)', () => {
+  const settings = { secret: SECRET, issuer: ISSUER, audience: AUDIENCE };
+  const issued = (tokens: Tokens, iat: number) => tokens.signAccess({ sub: randomUUID(), org: null, sid: randomUUID(), iat }).token;
+  const refusal = (tokens: Tokens, token: string) => {
+    try {
+      tokens.verifyAccess(token);
+      return 'accepted';
+    } catch (err) {
+      return (err as { detail?: unknown }).detail ?? String(err);
+    }
+  };
+
+  test('a kept token is refused from the second its exp names, on the clock the tokens are judged by', () => {
+    const clock = new TestClock();
+    const tokens = new Tokens(settings, clock);
+    const iat = Math.floor(Date.now() / 1000);
+    const token = issued(tokens, iat);
+    clock.set(new Date(iat * 1000));
+    expect(tokens.verifyAccess(token).exp).toBe(iat + 900);
+    expect(tokens.verifiedSize).toBe(1);
+    clock.set(new Date((iat + 899) * 1000 + 999));
+    expect(refusal(tokens, token)).toBe('accepted');
+    clock.set(new Date((iat + 900) * 1000));
+    expect(refusal(tokens, token)).toBe('token expired');
+    // And again (no longer kept: jsonwebtoken judges it, on the same clock).
+    expect(refusal(tokens, token)).toBe('token expired');
+    clock.set(new Date(iat * 1000));
+    expect(refusal(tokens, token)).toBe('accepted');
+  });
+
+  test('a tampered token is refused though the real one is kept', () => {
+    const tokens = new Tokens(settings);
+    const token = issued(tokens, Math.floor(Date.now() / 1000));
+    const claims = tokens.verifyAccess(token);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const forged = b64({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: randomUUID() });
+    expect(refusal(tokens, `${header}.${forged}.${signature}`)).toBe('invalid token');
+    const flipped = signature.slice(0, -2) + (signature.at(-2) === 'A' ? 'B' : 'A') + signature.at(-1);
+    expect(refusal(tokens, `${header}.${payload}.${flipped}`)).toBe('invalid token');
+    expect(refusal(tokens, `${token}x`)).toBe('invalid token');
+    expect(tokens.verifyAccess(token)).toBe(claims);
+  });
+
+  test('bounded: past VERIFIED_TOKENS_MAX the least recently used go, and are verified again when they come back', () => {
+    const tokens = new Tokens(settings);
+    const iat = Math.floor(Date.now() / 1000);
+    const first = issued(tokens, iat);
+    tokens.verifyAccess(first);
+    for (let i = 0; i < VERIFIED_TOKENS_MAX + 10; i++) tokens.verifyAccess(issued(tokens, iat));
+    expect(tokens.verifiedSize).toBe(VERIFIED_TOKENS_MAX);
+    expect(tokens.verifyAccess(first).iat).toBe(iat);
   });
 });

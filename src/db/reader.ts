@@ -130,6 +130,106 @@ function columnsSql(source: Source, alias: string, picked: readonly string[] | n
 
 const MARKER = /^_r\d+$/;
 
+/** A relation a read joins: its alias, and the text of its lateral join around the target's condition (to-one). */
+interface Step extends Joined {
+  head?: string;
+  tail?: string;
+}
+
+/** What a read's text takes from its source, relations and columns alone: built once per shape. */
+interface Plan {
+  steps: Step[];
+  /** The root's columns then each relation's, for the outer select. */
+  select: string;
+  /** Whole texts by what varies between reads of this shape (see `read`). */
+  texts: Map<string, string>;
+}
+
+const EMPTY: Include = Object.freeze({});
+/** Keyed weakly all the way down: a shape goes when its parsed document goes from Apollo's cache. */
+const plans = new WeakMap<Source, WeakMap<Include, WeakMap<Pick, Plan>>>();
+const WHOLE_ROWS: Pick = () => undefined;
+const allColumns = new WeakMap<Source, string>();
+
+/**
+ * The joins and select list of a read of `source` with `include` and `pick`, once per shape (the
+ * look-ahead's include and the operation's pick are kept per parsed document, graphql/lookahead.ts):
+ * a point read rebuilt the same column lists on every request. Only the targets' conditions,
+ * which name the caller, are written per read.
+ */
+function planOf(source: Source, include: Include, pick: Pick | undefined): Plan {
+  let byInclude = plans.get(source);
+  if (!byInclude) plans.set(source, (byInclude = new WeakMap()));
+  let byPick = byInclude.get(include);
+  if (!byPick) byInclude.set(include, (byPick = new WeakMap()));
+  let plan = byPick.get(pick ?? WHOLE_ROWS);
+  if (plan) return plan;
+  const steps: Step[] = [];
+  const select: string[] = [];
+  const walk = (from: Source, parent: string, at: Include) => {
+    for (const [name, nested] of Object.entries(at)) {
+      const relation = from.relations[name];
+      if (!relation) continue;
+      const alias = `_r${steps.length + 1}`;
+      if ('list' in relation) {
+        steps.push({ alias, relation, parent });
+        select.push(`${relation.list(parent)} as ${alias}`);
+        continue;
+      }
+      const target = relation.target();
+      const columns = columnsSql(target, target.alias, pickedColumns(target, pick));
+      steps.push({
+        alias,
+        relation,
+        parent,
+        head: `left join lateral (select ${columns} from ${target.table} ${target.alias} where ${target.alias}.id = ${parent}.${relation.fk}`,
+        tail: `) ${alias} on true`,
+      });
+      select.push(`${alias}.id is not null as ${alias}`, `${alias}.*`);
+      walk(target, alias, nested);
+    }
+  };
+  walk(source, '_r0', include);
+  const picked = pickedColumns(source, pick);
+  select.unshift(picked ? columnsSql(source, '_r0', picked) : '_r0.*');
+  plan = { steps, select: select.join(', '), texts: new Map() };
+  byPick.set(pick ?? WHOLE_ROWS, plan);
+  return plan;
+}
+
+/** Every column a row of `source` shows, on its own alias: the inner query's select, once per source. */
+function allColumnsOf(source: Source): string {
+  let columns = allColumns.get(source);
+  if (columns === undefined) allColumns.set(source, (columns = columnsSql(source, source.alias, null)));
+  return columns;
+}
+
+/** Past this many texts of one shape (filters combine into many), a read writes its text afresh each time. */
+const TEXTS_PER_PLAN = 64;
+
+/** The statement's text: the plan's select and joins around the read's condition, order, page and count. */
+function textOf(source: Source, plan: Plan, spec: ReadSpec, order: { inner: string; outer: string } | undefined, count: Query | null, conditions: (Query | undefined)[]): string {
+  const a = source.alias;
+  // The inner query keeps every column a row shows: the order may name any of them.
+  let inner = `select ${allColumnsOf(source)} from ${source.table} ${a} where ${spec.where.sql}`;
+  if (order) inner += ` order by ${order.inner}`;
+  if (spec.limit !== undefined) {
+    // The page size is written into the text, and a first page's offset left out: PostgreSQL plans a
+    // parameter there as a tenth of the table, so the statement's generic plan never wins and every
+    // call is planned again (2 of the nested page's 3.3 ms). Later pages keep a bound offset.
+    inner += ` limit ${pageLimit(spec.limit)}`;
+    if (spec.offset) inner += ' offset ?';
+  }
+  let laterals = '';
+  plan.steps.forEach((step, i) => {
+    if (step.head === undefined) return;
+    const condition = conditions[i];
+    laterals += condition ? ` ${step.head} and ${condition.sql}${step.tail}` : ` ${step.head}${step.tail}`;
+  });
+  const select = count ? `${plan.select}, ${count.sql} as _total` : plan.select;
+  return `select ${select} from (${inner}) _r0${laterals}${order ? ` order by ${order.outer}` : ''}`;
+}
+
 /**
  * One statement for the rows, every to-one relation the query selects (lateral joins over the
  * page, so a relation costs an index lookup per row of the page, not of the table) and the count
@@ -138,59 +238,25 @@ const MARKER = /^_r\d+$/;
  * joined row comes through the driver's own parsers, not as JSON text to parse and revive.
  */
 export async function read<R extends object>(db: Db, actor: Actor | null, source: Source, spec: ReadSpec): Promise<ReadResult<R>> {
-  const params: unknown[] = [];
-  const joins: Joined[] = [];
-  const select: string[] = [];
-  const laterals: string[] = [];
-  const lateralParams: unknown[] = [];
-  const walk = (from: Source, parent: string, include: Include) => {
-    for (const [name, nested] of Object.entries(include)) {
-      const relation = from.relations[name];
-      if (!relation) continue;
-      const alias = `_r${joins.length + 1}`;
-      joins.push({ alias, relation, parent });
-      if ('list' in relation) {
-        select.push(`${relation.list(parent)} as ${alias}`);
-        continue;
-      }
-      const target = relation.target();
-      const condition = relation.where?.(actor, parent);
-      const columns = columnsSql(target, target.alias, pickedColumns(target, spec.pick));
-      laterals.push(
-        `left join lateral (select ${columns} from ${target.table} ${target.alias} where ${target.alias}.id = ${parent}.${relation.fk}${condition ? ` and ${condition.sql}` : ''}) ${alias} on true`,
-      );
-      if (condition) lateralParams.push(...condition.params);
-      select.push(`${alias}.id is not null as ${alias}`, `${alias}.*`);
-      walk(target, alias, nested);
-    }
-  };
-  walk(source, '_r0', spec.include ?? {});
-
+  const include = spec.include && Object.keys(spec.include).length ? spec.include : EMPTY;
+  const plan = planOf(source, include, spec.pick);
+  const joins = plan.steps;
   const a = source.alias;
-  const picked = pickedColumns(source, spec.pick);
-  select.unshift(picked ? columnsSql(source, '_r0', picked) : '_r0.*');
+  const conditions = joins.map((step) => (step.head === undefined ? undefined : (step.relation as ToOne).where?.(actor, step.parent)));
   // Built only for a read that counts: a point read never does.
   const count = spec.count ? countOf(source, spec.countWhere ?? spec.where) : null;
-  if (count) {
-    select.push(`${count.sql} as _total`);
-    params.push(...count.params);
+  const order = spec.orderBy && { inner: spec.orderBy(a), outer: spec.orderBy('_r0') };
+  // What of the text varies between reads of one shape: a short key to the whole text, kept once written.
+  const key = `${spec.where.sql}\0${order ? `${order.inner}\0${order.outer}` : '\0'}\0${spec.limit ?? ''}\0${spec.offset ? 1 : 0}\0${count?.sql ?? ''}\0${conditions.map((c) => c?.sql ?? '').join('\0')}`;
+  let sql = plan.texts.get(key);
+  if (sql === undefined) {
+    sql = textOf(source, plan, spec, order, count, conditions);
+    if (plan.texts.size < TEXTS_PER_PLAN) plan.texts.set(key, sql);
   }
-  // The inner query keeps every column a row shows: the order may name any of them.
-  let inner = `select ${columnsSql(source, a, null)} from ${source.table} ${a} where ${spec.where.sql}`;
-  params.push(...spec.where.params);
-  if (spec.orderBy) inner += ` order by ${spec.orderBy(a)}`;
-  if (spec.limit !== undefined) {
-    // The page size is written into the text, and a first page's offset left out: PostgreSQL plans a
-    // parameter there as a tenth of the table, so the statement's generic plan never wins and every
-    // call is planned again (2 of the nested page's 3.3 ms). Later pages keep a bound offset.
-    inner += ` limit ${pageLimit(spec.limit)}`;
-    if (spec.offset) {
-      inner += ' offset ?';
-      params.push(spec.offset);
-    }
-  }
-  params.push(...lateralParams);
-  const sql = `select ${select.join(', ')} from (${inner}) _r0 ${laterals.join(' ')}${spec.orderBy ? ` order by ${spec.orderBy('_r0')}` : ''}`;
+  // In the text's order: the count's, the condition's, a later page's offset, the relations' conditions'.
+  const params: unknown[] = [...(count?.params ?? []), ...spec.where.params];
+  if (spec.limit !== undefined && spec.offset) params.push(spec.offset);
+  for (const c of conditions) if (c) params.push(...c.params);
   const { fields, rows: tuples } = await db.tuples({ sql, params });
 
   // The source's columns come first, then each relation's, from its marker to the next.
