@@ -50,6 +50,8 @@ export default {
     ],
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
+  setupFiles: ['<rootDir>/test/worker-database.ts'],
+  maxWorkers: 2,
   // Hooks included: a service on in-memory PGlite starts slower (the first of a run migrates, about 15 s
   // quiet and past 60 s on a loaded 2-core machine; the others start from its image), so a run that may
   // be on PGlite waits longer.
