@@ -12,7 +12,7 @@ const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 onPostgres('Idempotency-Key after kill -9', () => {
   let app: TestApp;
   beforeAll(async () => {
-    buildService();
+    await buildService();
     app = await startApp();
   }, 180_000);
   afterAll(() => app.close());
