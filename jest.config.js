@@ -50,8 +50,10 @@ export default {
     ],
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
-  // Hooks included: a service on in-memory PGlite starts slower (the first of a run migrates, about 15 s
-  // quiet and past 60 s on a loaded 2-core machine; the others start from its image), so a run that may
-  // be on PGlite waits longer.
-  testTimeout: process.env.TEST_DATABASE === 'pglite' || !process.env.DATABASE_URL ? 180000 : 60000,
+  setupFiles: ['<rootDir>/test/worker-database.ts'],
+  maxWorkers: 2,
+  // Hooks included. A limit for a hung test, not a speed check: with two files side by side on a
+  // 2-core machine that others load too, tests of a few seconds passed a minute on PostgreSQL (load
+  // 20, 2026-11-28), and a service on in-memory PGlite starts slower still.
+  testTimeout: 180000,
 };

@@ -119,7 +119,7 @@ describe('the cache (PostgreSQL and PGlite)', () => {
 onPostgres('two instances in two processes (PostgreSQL)', () => {
   let b: ChildService;
   beforeAll(async () => {
-    buildService();
+    await buildService();
     b = await startChild({ DATABASE_URL: process.env.DATABASE_URL!, EXPOSE_SQL_STATEMENTS: 'true', ACTOR_CACHE: 'true' });
   }, 180_000);
   afterAll(async () => {

@@ -17,7 +17,7 @@ const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 onPostgres('webhooks after kill -9', () => {
   let app: TestApp;
   beforeAll(async () => {
-    buildService();
+    await buildService();
     app = await startApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
   }, 180_000);
   afterAll(() => app.close());

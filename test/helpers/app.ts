@@ -36,7 +36,7 @@ function saveExamples(recorded: Examples): void {
  */
 const MIGRATIONS = new URL('../../src/db/migrations/', import.meta.url);
 const STARTED_FROM = ['../../src/places/county.autoload.ts', '../../docs/data/municipios.csv', '../../docs/data/estados.csv'];
-const migratedImage = (() => {
+export const migratedImage = (() => {
   // Named after the PGlite MikroORM runs, too: another version may not read this one's data directory.
   const pglite = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/pglite')).resolve('@electric-sql/pglite');
   const pgliteVersion = (JSON.parse(readFileSync(join(pglite, '../../package.json'), 'utf8')) as { version: string }).version;
@@ -96,9 +96,9 @@ export async function mustPost(app: TestApp, path: string, token: string, body: 
   return res;
 }
 
-/** The real service on a free port (on `clock` when given: see test/helpers/clock.ts), on the suite's database (see global-setup.ts), over real HTTP. */
-export async function startApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
-  const config = loadConfig({
+/** The configuration of a test's service (startApp's, and global-setup.ts's first start of a run), with `env` over it. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATA_DIR: ':memory:',
@@ -118,6 +118,11 @@ export async function startApp(env: Record<string, string> = {}, clock?: Clock):
     SHUTDOWN_GRACE_MS: '0',
     ...env,
   });
+}
+
+/** The real service on a free port (on `clock` when given: see test/helpers/clock.ts), on the suite's database (see global-setup.ts), over real HTTP. */
+export async function startApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
+  const config = testConfig(env);
   // An image only where the service would start from an empty database it migrates itself.
   const fresh = !config.DATABASE_URL && config.inMemory && !env.PGLITE_IMAGE && !config.ADMIN_EMAIL;
   const imaged = fresh && existsSync(migratedImage);

@@ -1,13 +1,53 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
 
-/** The service built as `npm start` runs it (dist/), once per test file that needs a real process. */
-export function buildService(): void {
-  execFileSync(NODE, ['node_modules/typescript7/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
+/**
+ * The service built as `npm start` runs it (dist/), once a run (TEST_RUN_ID, global-setup.ts) by
+ * the first file that needs it: jest's workers run files side by side, and a second build would
+ * rewrite dist/ under a process another file started. The others wait for the first's build.
+ */
+export async function buildService(): Promise<void> {
+  const run = process.env.TEST_RUN_ID;
+  const build = () => execFileSync(NODE, ['node_modules/typescript7/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
+  if (!run) return void build();
+  mkdirSync(`${ROOT}dist`, { recursive: true });
+  const stamp = `${ROOT}dist/.test-build`;
+  const lock = `${ROOT}dist/.test-build-${run}.lock`;
+  const built = () => {
+    const said = (() => {
+      try {
+        return readFileSync(stamp, 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    if (said.startsWith(`failed ${run}:`)) throw new Error(`the build of dist/ failed in another file: ${said}`);
+    return said === `built ${run}`;
+  };
+  if (built()) return;
+  try {
+    mkdirSync(lock);
+  } catch {
+    for (const until = Date.now() + 180_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) if (built()) return;
+    throw new Error('the build of dist/ by another file did not end within 180 s');
+  }
+  try {
+    if (built()) return;
+    try {
+      build();
+    } catch (err) {
+      writeFileSync(stamp, `failed ${run}: ${(err as Error).message}`);
+      throw err;
+    }
+    writeFileSync(stamp, `built ${run}`);
+  } finally {
+    rmdirSync(lock);
+  }
 }
 
 async function freePort(): Promise<number> {
