@@ -7,6 +7,10 @@ import { executeBound } from '../db/bound.js';
  * in the writer's transaction; the socio-environmental status and the trace read them.
  */
 
+/** The stays' partition key (docs/decisions/partitioning.md): when a stay ended, an open one at infinity. */
+export const stayKey = (stay: string) => `coalesce(${stay}.ts_to, 'infinity'::timestamptz)`;
+/** An animal's path from its last stay back, in `animal_stay_path`'s order (Migration0067TraceStayKey). */
+const LAST_FIRST = `${stayKey('p')} desc, p.ts_from desc, p.id desc`;
 /**
  * An animal's stays never nest (docs/decisions/movements.md, "Stays in path order"): a stay
  * begins no earlier than the animal's previous stay began and ends no earlier than it ended, so
@@ -14,11 +18,9 @@ import { executeBound } from '../db/bound.js';
  * trace reads it. A device's clock far behind would otherwise stamp a stay inside the previous
  * one; each bound is one descent of `animal_stay_path` (the animal's last stay in path order).
  */
-export const previousStayBegan = (animal: string) =>
-  `(select p.ts_from from animal_stay p where p.animal_id = ${animal} order by coalesce(p.ts_to, 'infinity'::timestamptz) desc, p.ts_from desc, p.id desc limit 1)`;
+export const previousStayBegan = (animal: string) => `(select p.ts_from from animal_stay p where p.animal_id = ${animal} order by ${LAST_FIRST} limit 1)`;
 const previousStayEnded = (stay: string) =>
-  `(select p.ts_to from animal_stay p where p.animal_id = ${stay}.animal_id and coalesce(p.ts_to, 'infinity'::timestamptz) < 'infinity'::timestamptz
-     order by coalesce(p.ts_to, 'infinity'::timestamptz) desc, p.ts_from desc, p.id desc limit 1)`;
+  `(select p.ts_to from animal_stay p where p.animal_id = ${stay}.animal_id and ${stayKey('p')} < 'infinity'::timestamptz order by ${LAST_FIRST} limit 1)`;
 
 /**
  * Opens a stay at each animal's current unit, from `at` (a time, or the animal's own time in

@@ -1,6 +1,7 @@
 import type { Db, Query } from '../db/sql.js';
 import type { Scope } from '../shared/scoped-query.js';
 import type { UnitScopeOn } from '../places/establishment.policy.js';
+import { stayKey } from '../animals/stays.js';
 
 export type TraceDirection = 'FORWARD' | 'BACKWARD' | 'BOTH';
 
@@ -66,12 +67,9 @@ export interface TracedStayRow {
   str_gta_code: string | null;
 }
 
-/**
- * The stays' partition key (docs/decisions/partitioning.md) and an animal's path in its order (the
- * index `animal_stay_path`, Migration0067TraceStayKey): one animal's stays never nest, so it is the
- * order of their starts. Named where a read implies it, so that partitions by the key prune.
- */
-const stayKey = (s: string) => `coalesce(${s}.ts_to, 'infinity'::timestamptz)`;
+// The stays' partition key (`stayKey`) is named where a read implies it, so that partitions by the key
+// prune; an animal's path is read in `animal_stay_path`'s order (key, start, id: Migration0067TraceStayKey),
+// which is the order of its starts since one animal's stays never nest (src/animals/stays.ts).
 
 /** The reach of the question as SQL: one `trace_runs` walk per direction (Migration0058TraceRunState). */
 function reachedSql(q: TraceQuestion): { sql: string; params: unknown[] } {
