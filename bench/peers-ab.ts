@@ -3,7 +3,7 @@
  * and loaded in turn (A B, then B A, ...), so that both meet the same machine: on the shared 2-core
  * machine the load moves by ×2 between processes run one after the other, and a few percent of CPU
  * per request drowned in it. Each build is a copy of `dist` at the repository's root (its files find
- * rest/ and public/ one level up, as `dist`'s do), e.g. `cp -r dist dist-a`, then change, build, and
+ * rest/ and public/ one level up, as `dist`'s do; `dist-*` is ignored by git and eslint), e.g. `cp -r dist dist-a`, then change, build, and
  * `cp -r dist dist-b`. Both services use the kept bench:peers database (as bench:peers-profile does)
  * and must give the same answer to the request, byte for byte, else it stops.
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_peers node dist/bench/peers-ab.js dist-a dist-b [a|b] [rounds] [seconds]
