@@ -12,7 +12,7 @@ const NO_SQL = [
 
 export default defineConfig(
   {
-    ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'],
+    ignores: ['dist/**', 'dist-*/**', 'node_modules/**', 'data/**', 'coverage/**'],
   },
   {
     files: ['{src,graphql,rest,test,bench}/**/*.ts'],

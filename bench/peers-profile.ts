@@ -4,11 +4,13 @@
  * (`node --cpu-prof dist/bench/peers-profile.js a`) or a quick req/s figure while changing things.
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_peers npm run bench:peers-profile -- a|b|c|d [seconds] [owner|authority|admin, or several: owner,authority,admin]
  * Several callers take turns, PROFILE_ROUNDS rounds (1) of `seconds` each: their req/s as ratios to the last one's.
- * Prints req/s and the main thread's CPU per request (steadier than req/s on a busy machine);
+ * Prints req/s and the main thread's CPU per request (steadier than req/s on a busy machine), and
+ * PostgreSQL's: its backends' CPU (utime + stime of /proc/<pid>/stat, the server on this machine) per request;
  * PROFILE_DUMP=1 also prints the first answer, to compare answers byte for byte across changes;
  * PROFILE_SQL=1 the statements (text and parameters) of the first request, for EXPLAIN in psql.
  */
 import 'reflect-metadata';
+import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -86,14 +88,31 @@ async function main(): Promise<void> {
     const load = (caller: string, duration: number) =>
       autocannon({ url: url + request.path, method: request.method, headers: headersOf(caller), body: request.body, connections: 10, duration, workers: 1 });
     for (const caller of callers) await load(caller, 2);
-    const totals = new Map(callers.map((c) => [c, { requests: 0, seconds: 0, cpu: 0, user: 0, rps: [] as number[], cpus: [] as number[] }]));
+    // The database's backends (the service's pools and this script's connection): their CPU from /proc, in clock ticks.
+    const backends = async (): Promise<number[]> =>
+      (await em.execute<{ pid: number }[]>(`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`)).map((r) => r.pid);
+    const ticksOf = async (pids: number[]): Promise<number> => {
+      let ticks = 0;
+      for (const pid of pids) {
+        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+        // Fields after the command's closing parenthesis: utime and stime are the 14th and 15th of the line.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+      }
+      return ticks;
+    };
+    const totals = new Map(callers.map((c) => [c, { requests: 0, seconds: 0, cpu: 0, user: 0, db: 0, rps: [] as number[], cpus: [] as number[], dbs: [] as number[] }]));
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < callers.length; k++) {
         const caller = callers[(k + round) % callers.length]!;
         // The main thread's CPU per request: what the service spends, whatever else the machine runs.
+        const pids = await backends();
+        const ticks = await ticksOf(pids);
         const cpu = process.threadCpuUsage();
         const r = await load(caller, seconds);
         const spent = process.threadCpuUsage(cpu);
+        // Clock ticks of 10 ms (CLK_TCK 100).
+        const db = ((await ticksOf(pids)) - ticks) * 10;
         const t = totals.get(caller)!;
         t.requests += r.requests.total;
         t.seconds += r.duration;
@@ -101,6 +120,8 @@ async function main(): Promise<void> {
         t.user += spent.user;
         t.rps.push(r.requests.total / r.duration);
         t.cpus.push((spent.user + spent.system) / 1000 / Math.max(1, r.requests.total));
+        t.db += db;
+        t.dbs.push(db / Math.max(1, r.requests.total));
         if (r.non2xx) console.log(`${which} ${caller}: non-2xx ${r.non2xx}`);
       }
     }
@@ -109,7 +130,8 @@ async function main(): Promise<void> {
       const ratio = callers.length > 1 ? `, ×${(t.requests / t.seconds / (last.requests / last.seconds)).toFixed(2)} of ${callers.at(-1)}'s` : '';
       console.log(
         `${which} ${caller}: ${(t.requests / t.seconds).toFixed(1)} req/s [${t.rps.map((x) => x.toFixed(0)).join(', ')}]${ratio}, ` +
-          `main thread ${(t.cpu / 1000 / t.requests).toFixed(3)} ms CPU per request (user ${(t.user / 1000 / t.requests).toFixed(3)}; rounds ${t.cpus.map((x) => x.toFixed(3)).join(', ')}; least ${Math.min(...t.cpus).toFixed(3)}), load ${loadavg()[0]!.toFixed(1)}`,
+          `main thread ${(t.cpu / 1000 / t.requests).toFixed(3)} ms CPU per request (user ${(t.user / 1000 / t.requests).toFixed(3)}; rounds ${t.cpus.map((x) => x.toFixed(3)).join(', ')}; least ${Math.min(...t.cpus).toFixed(3)}), ` +
+          `PostgreSQL ${(t.db / t.requests).toFixed(3)} ms CPU per request (rounds ${t.dbs.map((x) => x.toFixed(3)).join(', ')}), load ${loadavg()[0]!.toFixed(1)}`,
       );
     }
   } finally {

@@ -32,7 +32,9 @@ function clientCreate(schema: GraphQLSchema, operation: OperationDefinitionNode,
  */
 export function createReplay(log: Logger): ApolloServerPlugin<Context> {
   return {
-    async requestDidStart() {
+    async requestDidStart({ request }) {
+      // A mutation is written with the word `mutation`: a text without it (a query, most requests) has nothing to replay or keep, and no listener.
+      if (typeof request.query === 'string' && !request.query.includes('mutation')) return;
       let pending: { request: CreateRequest; id: string; key: string } | null = null;
       return {
         async responseForOperation({ schema, operation, operationName, queryHash, request, contextValue, response }): Promise<GraphQLResponse | null> {

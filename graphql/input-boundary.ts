@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { DomainError } from '../src/shared/errors.js';
 import { checkInput, valueProblem } from '../src/shared/input.js';
@@ -35,18 +35,21 @@ function literalProblemsOf(document: DocumentNode): Record<string, string[]> {
  * same checks as a REST body before the operation runs. REST checks its bodies in the server.
  */
 export const inputBoundary: ApolloServerPlugin = {
+  // One listener for every request: it keeps nothing of its own.
   async requestDidStart() {
-    return {
-      async didResolveOperation({ request, document }) {
-        try {
-          checkInput(request.variables ?? null, 'variables');
-          const fields = literalProblems(document);
-          if (Object.keys(fields).length) throw DomainError.validation(fields);
-        } catch (err) {
-          if (!(err instanceof DomainError)) throw err;
-          throw new GraphQLError('input refused', { originalError: err, extensions: { http: { status: 400 } } });
-        }
-      },
-    };
+    return checking;
+  },
+};
+
+const checking: GraphQLRequestListener<BaseContext> = {
+  async didResolveOperation({ request, document }) {
+    try {
+      checkInput(request.variables ?? null, 'variables');
+      const fields = literalProblems(document);
+      if (Object.keys(fields).length) throw DomainError.validation(fields);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      throw new GraphQLError('input refused', { originalError: err, extensions: { http: { status: 400 } } });
+    }
   },
 };

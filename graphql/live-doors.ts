@@ -141,10 +141,7 @@ export function liveDoors(o: LiveDoorOptions) {
           return { ...result, errors: format(result.errors, (ctx as unknown as Context).requestId) } as unknown as ExecutionResult;
         },
       });
-      return async (ctx, next) => {
-        if (ctx.path !== '/graphql/stream') return next();
-        await handler(ctx, next);
-      };
+      return (ctx, next) => (ctx.path !== '/graphql/stream' ? next() : handler(ctx, next));
     })(),
 
     async close(): Promise<void> {

@@ -29,6 +29,8 @@ export function apolloKoa<C extends BaseContext>(server: ApolloServer<C>, contex
       httpGraphQLRequest: { method: ctx.method.toUpperCase(), headers, search, body },
       context: () => context(ctx),
     });
+    // Apollo's headers first: with its Content-Type set, Koa's body setter guesses none (a MIME lookup per request).
+    for (const [key, value] of answer.headers) ctx.set(key, value);
     if (answer.body.kind === 'complete') ctx.body = answer.body.string;
     else {
       const chunks = answer.body.asyncIterator;
@@ -43,6 +45,5 @@ export function apolloKoa<C extends BaseContext>(server: ApolloServer<C>, contex
       );
     }
     if (answer.status !== undefined) ctx.status = answer.status;
-    for (const [key, value] of answer.headers) ctx.set(key, value);
   };
 }
