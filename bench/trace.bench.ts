@@ -170,6 +170,8 @@ async function peakRss<T>(work: () => Promise<T>): Promise<{ value: T; peak: num
 
 async function measure(url: string, token: string, label: string, body: Record<string, unknown>): Promise<void> {
   const firstPage: number[] = [];
+  // The process's CPU per first page (the service and the bench's client share it): the service's own time besides the database's.
+  const firstPageCpu: number[] = [];
   const whole: number[] = [];
   let animals = 0;
   let establishments = 0;
@@ -184,8 +186,11 @@ async function measure(url: string, token: string, label: string, body: Record<s
     // for a minute. The CSV then asks the run's question again, as a client after its first page does.
     const question = i ? { ...body, ts_from: new Date(Date.parse(body.ts_from as string) - i).toISOString() } : body;
     let t = performance.now();
+    const cpu = process.cpuUsage();
     const page = await post(url, token, question, false);
     firstPage.push(performance.now() - t);
+    const used = process.cpuUsage(cpu);
+    firstPageCpu.push((used.user + used.system) / 1000);
     if (page.status !== 200) throw new Error(`${label}: ${page.status} ${JSON.stringify(page.json)}`);
     animals = (page.json as { meta: { int_total_results: number } }).meta.int_total_results;
     establishments = (page.json as { int_total_establishments: number }).int_total_establishments;
@@ -207,6 +212,7 @@ async function measure(url: string, token: string, label: string, body: Record<s
     `  ${label}: ${establishments.toLocaleString('en')} establishments, ${animals.toLocaleString('en')} animals, ${rows.toLocaleString('en')} CSV rows (${(bytes / 1e6).toFixed(1)} MB), ${RUNS} runs` +
       // The first run reads the herd's pages from disk when the cache is cold: shown apart from the percentiles.
       ` | first page run 1 ${Math.round(firstPage[0]!)} ms, p50 ${Math.round(percentile(firstPage, 50))} ms, p95 ${Math.round(percentile(firstPage, 95))} ms` +
+      ` (process CPU p50 ${Math.round(percentile(firstPageCpu, 50))} ms)` +
       (whole.length ? ` | whole answer run 1 ${seconds(whole[0]!)}, p50 ${seconds(percentile(whole, 50))}, p95 ${seconds(percentile(whole, 95))}` : ' | CSV not asked (BENCH_TRACE_CSV=0)') +
       ` | process RSS ${(before / 1e6).toFixed(0)} MB before, peak ${(peak / 1e6).toFixed(0)} MB while streaming ${load()}` +
       // The answers' fingerprints (first page JSON / CSV, sha256): the same herd and code give the same ones, run after run.

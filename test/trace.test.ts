@@ -431,6 +431,28 @@ describe('POST /api/trace: vehicles, occupancy runs, exact hops, the contact cha
     expect(byName(ids, one).c).toBeUndefined();
   });
 
+  test("an animal met on a truck is shown to an owner when it unloads at the owner's unit, not when it unloads at another tenant's", async () => {
+    const [f, g, h, s] = await Promise.all(['FARM', 'FARM', 'FEEDLOT', 'SLAUGHTERHOUSE'].map((t) => holding(app, county, t)));
+    const penF2 = await secondUnit(f);
+    const ids = await herd(['x', 'y', 'v'], f);
+    const trip = await travel(f, f, s);
+    await stay(ids.x!, f.unit, 0, 5, await egress(f, s, { travel: trip }));
+    await stay(ids.x!, s.unit, 6, null);
+    // y and v leave G's farm on x's travel (each entered on the truck, a place without a unit): y unloads at H, v at F's second pen.
+    await stay(ids.y!, g.unit, 0, 5.5, await egress(g, h, { travel: trip }));
+    await stay(ids.y!, h.unit, 7, null);
+    await stay(ids.v!, g.unit, 0, 5.5, await egress(g, f, { travel: trip }));
+    await stay(ids.v!, penF2, 7, null);
+    const question = { control_unit_id: f.unit.unitId, ts_from: day(0), ts_to: day(30), str_direction: 'FORWARD', int_max_hops: 1 };
+    const all = byName(ids, await trace(authority.access, question));
+    expect(all.y).toMatchObject({ str_reached_by: 'CONTACT', int_hops: 1, via_animal_id: ids.x, via_control_unit_id: null, ts_via: day(5.5) });
+    expect(all.v).toMatchObject({ str_reached_by: 'CONTACT', int_hops: 1, via_animal_id: ids.x, via_control_unit_id: null, ts_via: day(5.5) });
+    const own = byName(ids, await trace(f.owner.access, question));
+    expect(Object.keys(own).sort()).toEqual(['v', 'x']);
+    expect(own.v).toMatchObject({ str_reached_by: 'CONTACT', int_hops: 1, via_animal_id: ids.x, ts_via: day(5.5) });
+    expect(own.v!.stays.map((st) => st.str_control_unit_code)).toEqual([`${f.unit.code}-2`]);
+  });
+
   test("an owner's trace names no animal or unit of another tenant: a contact through one shows its time only", async () => {
     const [farmA, feedlotB] = await Promise.all([holding(app, county, 'FARM'), holding(app, county, 'FEEDLOT')]);
     const [penA2, penB2] = [await secondUnit(farmA), await secondUnit(feedlotB)];

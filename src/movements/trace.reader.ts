@@ -136,6 +136,10 @@ export async function traceRunReused(db: Db, key: string, seen: Query): Promise<
  * - The establishments (the contact chain): each reached one the caller sees, with its first
  *   exposure (backward: last), its fewest moves, the presence that brought it (preferring the
  *   animal that arrived or was a seed there over one it met there), and its traced animals.
+ * An animal entered on a vehicle (an entry without a unit) is seen when another of its reached rows is at
+ * a seen unit (one of its stays, as a probe would find): the 1-hop question's 1,323 such animals all
+ * arrive at a unit, and a probe each cost about 10 ms of its 130; the set is built only from the
+ * vehicle entries, so the backward question's 809,997 reached rows pass one small hash.
  * The visibility checks end in `offset 0`, which keeps each `exists` a lookup per row through its
  * index: the planner, which cannot know how many rows the walk returns, otherwise turned them into
  * a hash join over every stay of the table (2.2 s of a 1-hop trace's 3.2 s at 5 million stays).
@@ -165,6 +169,8 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
                   from reached r where r.bl_seed or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.bl_seed desc, r.ts_exposure),
       visible as materialized (select e.animal_id, e.int_hops, e.bl_seed, e.via_animal_id, e.via_control_unit_id, e.ts_via from entry e
                                 where case when e.control_unit_id in (select u.control_unit_id from seen_units u) then true
+                                           when e.control_unit_id is null and e.animal_id in (select r.animal_id from reached r where r.animal_id in (select v.animal_id from entry v where v.control_unit_id is null)
+                                                                                                and r.control_unit_id in (select u.control_unit_id from seen_units u)) then true
                                            else exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql} offset 0) end),
       shown as (select e.animal_id, e.int_hops, e.bl_seed, e.ts_via,
                        case when e.via_animal_id in (select x.animal_id from visible x) then e.via_animal_id

@@ -161,8 +161,15 @@ export class TraceService {
     check.throwIfAny();
     const field = given[0]!;
     const id = input[field]!.toLowerCase();
-    const column = { establishment_id: 's.establishment_id', control_unit_id: 's.control_unit_id', animal_id: 's.animal_id' }[field];
-    return { seed: { sql: `${column} = ?`, params: [id] }, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null, field, seen: visibility(actor, field, id) };
+    // An establishment's stays are read through its units' index (`animal_stay_unit`: unit, start, with the end
+    // and the establishment included), the same stays since a stay's unit is one of its establishment's
+    // (Migration0033): by `animal_stay_establishment` each of an auction's 7,499 stays was a heap page
+    // to read for the 432 that overlap the window (11-40 ms of CPU of a 1-hop first page at 1M, as they were cached or not).
+    const seed =
+      field === 'establishment_id'
+        ? { sql: 's.control_unit_id in (select cu.id from control_unit cu where cu.establishment_id = ?) and s.establishment_id = ?', params: [id, id] }
+        : { sql: `${field === 'control_unit_id' ? 's.control_unit_id' : 's.animal_id'} = ?`, params: [id] };
+    return { seed, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null, field, seen: visibility(actor, field, id) };
   }
 }
 
