@@ -17,6 +17,8 @@ const usage = `usage:
   cli events:verify                             check the event log's hash chain
   cli events:partitions [years ahead]           create the event log's partitions (this year + 1)
   cli events:detach <partition>                 detach the event log's oldest partition (cold storage)
+  cli stays:partitions [years ahead]            create the stays' blocks of five years (this year + 1)
+  cli stays:detach <partition>                  detach the stays' oldest closed block (cold storage)
   cli schema:emit [file]                        write the GraphQL SDL (default graphql/schema.graphql)
   cli migrate                                   apply pending migrations
   cli counties:import <municipios.csv> <estados.csv> | <municipios.json>
@@ -62,6 +64,20 @@ async function main(): Promise<number> {
         if (!partition) break;
         await em.execute('select event_log_detach(?)', [partition]);
         console.log(`${partition} and its subjects detached: dump them, then drop them (docs/decisions/partitioning.md)`);
+        return 0;
+      }
+      case 'stays:partitions': {
+        const ahead = Number(args[0] ?? 1);
+        if (!Number.isInteger(ahead) || ahead < 0 || ahead > 50) break;
+        const made = await em.execute<{ animal_stay_partitions: string }[]>('select animal_stay_partitions(?)', [ahead]);
+        console.log(made.length ? `created ${made.map((r) => r.animal_stay_partitions).join(', ')}` : 'the partitions exist already');
+        return 0;
+      }
+      case 'stays:detach': {
+        const [partition] = args;
+        if (!partition) break;
+        await em.execute('select animal_stay_detach(?)', [partition]);
+        console.log(`${partition} detached: dump it, then drop it (docs/decisions/partitioning.md)`);
         return 0;
       }
       case 'counties:import': {

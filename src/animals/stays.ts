@@ -45,6 +45,8 @@ export async function openStays(tx: EntityManager, animalIds: string[], at: { ti
  * Closes the open stay of each animal at `at` (never before the stay began, nor before the
  * animal's previous stay ended: a device's clock may be behind the server's). `times` gives a time
  * per animal (a read's ts_egress_at); `at` the rest.
+ * The partition key named beside `ts_to is null` plans the update over the open stays' partition
+ * alone (Migration0068); the row then moves to the partition of its end.
  */
 export async function closeStays(tx: EntityManager, animalIds: string[], at: Date, refs: { animals_egress_id?: string } = {}, times: Map<string, Date> = new Map()): Promise<void> {
   if (!animalIds.length) return;
@@ -52,7 +54,7 @@ export async function closeStays(tx: EntityManager, animalIds: string[], at: Dat
     tx,
     `update animal_stay s set ts_to = greatest(s.ts_from, coalesce(x.at, ?::timestamptz), ${previousStayEnded('s')}), animals_egress_id = ?
        from (select a.id, t.at from unnest(?::uuid[]) as a(id) left join jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz) on t.id = a.id) x
-      where s.animal_id = x.id and s.ts_to is null`,
+      where s.animal_id = x.id and s.ts_to is null and coalesce(s.ts_to, 'infinity'::timestamptz) = 'infinity'`,
     [at, refs.animals_egress_id ?? null, animalIds, JSON.stringify([...times].map(([id, t]) => ({ id, at: t })))],
   );
 }

@@ -128,12 +128,13 @@ function imageOf(path: string): Blob {
 
 /**
  * Applies the checked-in migrations that have not run yet, then creates the event log's partitions
- * for this year and the next (docs/decisions/partitioning.md): a service restarted at least once a
- * year never reaches a year without its partition (and if it did, inserts stay in the last year's).
+ * for this year and the next, and the stays' block of five years that holds next year
+ * (docs/decisions/partitioning.md): a service restarted at least once a year never reaches a year
+ * without its partitions (and if it did, events stay in the last year's range).
  */
 export async function migrate(orm: Orm): Promise<void> {
   await orm.migrator.up();
-  await orm.em.getConnection().execute('select event_log_partitions(1)');
+  await orm.em.getConnection().execute('select event_log_partitions(1), (select count(*) from animal_stay_partitions(1))');
 }
 
 /** The read side's connection on the ORM's own pool (PostgreSQL) or instance (PGlite), so both share one limit. */

@@ -43,6 +43,7 @@ import { Migration0061GrantChanges } from './Migration0061GrantChanges.js';
 import { Migration0062TraceWalkDescents } from './Migration0062TraceWalkDescents.js';
 import { Migration0066AnimalListOrder } from './Migration0066AnimalListOrder.js';
 import { Migration0067TraceStayKey } from './Migration0067TraceStayKey.js';
+import { Migration0068StayPartitions } from './Migration0068StayPartitions.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -91,4 +92,5 @@ export const migrationsList = [
   { name: 'Migration0062TraceWalkDescents', class: Migration0062TraceWalkDescents },
   { name: 'Migration0066AnimalListOrder', class: Migration0066AnimalListOrder },
   { name: 'Migration0067TraceStayKey', class: Migration0067TraceStayKey },
+  { name: 'Migration0068StayPartitions', class: Migration0068StayPartitions },
 ];
