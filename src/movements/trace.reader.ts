@@ -256,7 +256,7 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * (9.8 s of a 134,000-row COPY at 100,000 animals). The animals are visited in the order of their
  * ids, not of their rank (the output is sorted by rank once either way): consecutive descents then
  * reuse the pages of each partition's path index, where in rank order every animal's descent into
- * the open stays' partition was a page of its own (partitioned, ×1.14 → ×1.00 at 1M backward;
+ * the open stays' partition was a page of its own (partitioned / table at 1M backward ×1.14-1.17 → ×1.00-1.10;
  * docs/decisions/partitioning.md). Read in bulk instead (`animal_id = any(array(...))`), the bitmap
  * of a large answer goes lossy and each heap row is rechecked against the whole array, quadratic
  * (minutes). A stay's visibility is the one the JSON
