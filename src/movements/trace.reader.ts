@@ -259,7 +259,13 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * the JSON pages; the caller's visibility is inside the statement. Each answer's stays are read
  * through its animal's index, in order (lateral, `offset 0`): joined instead, the planner read
  * every stay of the caller's establishments into a hash and sorted the whole answer on disk
- * (9.8 s of a 134,000-row COPY at 100,000 animals). A stay's visibility is the one the JSON
+ * (9.8 s of a 134,000-row COPY at 100,000 animals). The animals are visited in the order of their
+ * ids, not of their rank (the output is sorted by rank once either way): consecutive descents then
+ * reuse the pages of each partition's path index, where in rank order every animal's descent into
+ * the open stays' partition was a page of its own (partitioned / table at 1M backward ×1.14-1.17 → ×1.00-1.10;
+ * docs/decisions/partitioning.md). Read in bulk instead (`animal_id = any(array(...))`), the bitmap
+ * of a large answer goes lossy and each heap row is rechecked against the whole array, quadratic
+ * (minutes). A stay's visibility is the one the JSON
  * pages use (`tracedStays`): its own holder columns, an equality on the row; through its
  * establishment (`establishment in (the caller's establishments)`), a misestimated plan ran that
  * subquery per traced animal (an authority's 20,000 establishments: 60-90 s for a 1-hop CSV).
@@ -277,7 +283,7 @@ export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['v
                  (select g.str_code from animals_egress ae join gta g on g.id = ae.gta_id where ae.id = s.animals_egress_id) as str_gta_code
             from (select x.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
                          x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
-                    from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id where x.run_id = ?) x
+                    from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id where x.run_id = ? order by x.animal_id) x
             cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by ${stayKey('s')}, s.ts_from, s.id offset 0) s
            order by x.rank, s.ts_from, s.id`,
     params: [runId, ...visible.params],
