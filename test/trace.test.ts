@@ -248,6 +248,29 @@ describe('POST /api/trace: one walk per question, caller and data version', () =
     expect((await trace(other.access, question)).animals).toHaveLength(5);
     expect(await fresh()).toBe(3);
   });
+
+  test('a walk drops the answers stored more than ten minutes ago, rows and all, and keeps the younger ones', async () => {
+    const authority = await official(app, county.id);
+    const pen = await holding(app, county, 'FEEDLOT');
+    const em = app.service.orm.em.fork();
+    await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select gen_random_uuid(), 'BOVINE', 'MALE', ?, ? from generate_series(1, 4)`, [pen.unit.unitId, day(0)]);
+    await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, ?, ?, ? from animal a where a.last_control_unit_id = ?', [pen.unit.unitId, pen.unit.establishmentId, day(0), pen.unit.unitId]);
+    const ask = (to: number) => trace(authority.access, { control_unit_id: pen.unit.unitId, ts_from: day(1), ts_to: day(to), str_direction: 'FORWARD' });
+    const answers = async (run: string) => Number(((await em.execute('select count(*) as n from trace_answer where run_id = ?', [run])) as { n: string }[])[0]!.n);
+    const runsOf = async () => ((await em.execute('select id from trace_run order by ts_created_at, id')) as { id: string }[]).map((r) => r.id);
+    const before = new Set(await runsOf());
+    expect((await ask(2)).animals).toHaveLength(4);
+    expect((await ask(3)).animals).toHaveLength(4);
+    const [old, young] = (await runsOf()).filter((id) => !before.has(id));
+    expect([await answers(old!), await answers(young!)]).toEqual([4, 4]);
+    await em.execute(`update trace_run set ts_created_at = now() - interval '11 minutes' where id = ?`, [old]);
+    await em.execute(`update trace_run set ts_created_at = now() - interval '9 minutes' where id = ?`, [young]);
+    expect((await ask(4)).animals).toHaveLength(4);
+    const left = await runsOf();
+    expect(left).not.toContain(old);
+    expect(left).toContain(young);
+    expect([await answers(old!), await answers(young!)]).toEqual([0, 4]);
+  });
 });
 
 describe('POST /api/trace: statements per request', () => {

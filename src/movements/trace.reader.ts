@@ -129,7 +129,8 @@ export async function traceRunReused(db: Db, key: string, seen: Query): Promise<
 
 /**
  * Walks once and stores the answer the caller may see, so that its pages (and its CSV) read the
- * store instead of walking again: one statement, which also drops the answers older than RUN_KEPT.
+ * store instead of walking again: one statement, which also drops the answers older than RUN_KEPT
+ * (`trace_answers_expire`, Migration0070: through the answers' index whatever the statistics say).
  * - The animals: those with at least one stay at a unit the caller sees, each entered by its
  *   fewest moves (a seed, or a contact with another animal), ranked nearest to the seed first;
  *   the contact's animal and unit only where the caller sees them, its time always.
@@ -160,8 +161,7 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
         where b.animal_id = s.animal_id and (${stayKey('b')}, b.ts_from, b.id) < (${stayKey('s')}, s.ts_from, s.id) and ${stayKey('b')} <= ${stayKey('s')}
         order by ${stayKey('b')} desc, b.ts_from desc, b.id desc limit 1`;
   const [run] = await db.rows<{ int_total: number; establishments: TracedEstablishmentRow[] }>({
-    sql: `with old as (delete from trace_run where ts_created_at < now() - interval '${RUN_KEPT}' returning id),
-      old_answers as (delete from trace_answer where run_id in (select id from old)),
+    sql: `with expired as materialized (select trace_answers_expire(interval '${RUN_KEPT}') as answers),
       reached as materialized (${reached.sql}),
       reached_units as materialized (select distinct r.control_unit_id, r.establishment_id from reached r where r.control_unit_id is not null),
       seen_units as materialized (select su.control_unit_id, su.establishment_id from reached_units su where (select ${reachedUnitVisible.sql} offset 0)),
@@ -210,7 +210,7 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
         select ?, (select count(*)::int from visible),
                coalesce((select jsonb_agg(p order by p.int_hops, p.ts_exposure${latest ? ' desc' : ''}, p.str_name, p.id) from places p), '[]'::jsonb),
                ?, h.head, ${eventRecent('h.head')}
-          from (select ${EVENT_HEAD} as head) h
+          from (select ${EVENT_HEAD} as head) h, expired
       returning int_total, establishments`,
     params: [
       ...reached.params,

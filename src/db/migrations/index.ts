@@ -44,6 +44,7 @@ import { Migration0062TraceWalkDescents } from './Migration0062TraceWalkDescents
 import { Migration0066AnimalListOrder } from './Migration0066AnimalListOrder.js';
 import { Migration0067TraceStayKey } from './Migration0067TraceStayKey.js';
 import { Migration0068StayPartitions } from './Migration0068StayPartitions.js';
+import { Migration0070TraceAnswersExpire } from './Migration0070TraceAnswersExpire.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -93,4 +94,5 @@ export const migrationsList = [
   { name: 'Migration0066AnimalListOrder', class: Migration0066AnimalListOrder },
   { name: 'Migration0067TraceStayKey', class: Migration0067TraceStayKey },
   { name: 'Migration0068StayPartitions', class: Migration0068StayPartitions },
+  { name: 'Migration0070TraceAnswersExpire', class: Migration0070TraceAnswersExpire },
 ];
