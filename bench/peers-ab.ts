@@ -12,7 +12,6 @@
  * and B's main thread against A's per round: the figure to judge a change by.
  */
 import 'reflect-metadata';
-import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +19,7 @@ import autocannon from 'autocannon';
 import type { loadConfig as LoadConfig } from '../src/config.js';
 import type { createService as CreateService, Service } from '../src/server.js';
 import { BENCH_ENV, exitWhenDone, postJson, serve } from './support.js';
+import { serviceRequests, ticksOf } from './peer-requests.js';
 
 const PASSWORD = 'bench-password-1';
 
@@ -36,15 +36,6 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-async function ticksOf(pids: number[]): Promise<number> {
-  let ticks = 0;
-  for (const pid of pids) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-  }
-  return ticks;
-}
 
 async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
@@ -75,13 +66,7 @@ async function main(): Promise<void> {
       [owner!.organization_id],
     );
     const token = (await postJson<{ data: { str_access_token: string } }>(arms[0]!.url, '/api/login', { str_email: admin!.email, str_password: PASSWORD })).json.data.str_access_token;
-    const tree = 'id str_species current_tag { id str_code last_control_unit { id str_name establishment { id str_name county { id str_name } } } }';
-    const requests: Record<string, { method: 'GET' | 'POST'; path: string; body?: string }> = {
-      a: { method: 'POST', path: '/graphql', body: JSON.stringify({ query: `{ animals(page: {int_max_results: 50}) { data { ${tree} } } }` }) },
-      b: { method: 'POST', path: '/graphql', body: JSON.stringify({ query: `query Animal($id: UUID!) { animal(id: $id) { ${tree} } }`, variables: { id: animal!.id } }) },
-      c: { method: 'GET', path: '/api/establishments' },
-      d: { method: 'POST', path: '/api/animals/search', body: JSON.stringify({ str_species: 'BOVINE', str_gender: 'FEMALE' }) },
-    };
+    const requests = serviceRequests(animal!.id);
     const request = requests[which];
     if (!request) throw new Error(`which request: a, b, c or d, not ${which}`);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

@@ -10,13 +10,13 @@
  * PROFILE_SQL=1 the statements (text and parameters) of the first request, for EXPLAIN in psql.
  */
 import 'reflect-metadata';
-import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createService } from '../src/server.js';
 import { BENCH_ENV, exitWhenDone, postJson, serve, signIn } from './support.js';
+import { serviceRequests, ticksOf } from './peer-requests.js';
 
 const PASSWORD = 'bench-password-1';
 
@@ -57,13 +57,7 @@ async function main(): Promise<void> {
     };
     const tokens = new Map<string, string>();
     for (const caller of callers) tokens.set(caller, await tokenOf(caller));
-    const tree = 'id str_species current_tag { id str_code last_control_unit { id str_name establishment { id str_name county { id str_name } } } }';
-    const requests: Record<string, { method: 'GET' | 'POST'; path: string; body?: string }> = {
-      a: { method: 'POST', path: '/graphql', body: JSON.stringify({ query: `{ animals(page: {int_max_results: 50}) { data { ${tree} } } }` }) },
-      b: { method: 'POST', path: '/graphql', body: JSON.stringify({ query: `query Animal($id: UUID!) { animal(id: $id) { ${tree} } }`, variables: { id: animal!.id } }) },
-      c: { method: 'GET', path: '/api/establishments' },
-      d: { method: 'POST', path: '/api/animals/search', body: JSON.stringify({ str_species: 'BOVINE', str_gender: 'FEMALE' }) },
-    };
+    const requests = serviceRequests(animal!.id);
     const request = requests[which];
     if (!request) throw new Error(`which request: a, b, c or d, not ${which}`);
     const headersOf = (caller: string) => ({ authorization: `Bearer ${tokens.get(caller)!}`, 'content-type': 'application/json' });
@@ -91,16 +85,6 @@ async function main(): Promise<void> {
     // The database's backends (the service's pools and this script's connection): their CPU from /proc, in clock ticks.
     const backends = async (): Promise<number[]> =>
       (await em.execute<{ pid: number }[]>(`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`)).map((r) => r.pid);
-    const ticksOf = async (pids: number[]): Promise<number> => {
-      let ticks = 0;
-      for (const pid of pids) {
-        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-        // Fields after the command's closing parenthesis: utime and stime are the 14th and 15th of the line.
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-      }
-      return ticks;
-    };
     const totals = new Map(callers.map((c) => [c, { requests: 0, seconds: 0, cpu: 0, user: 0, db: 0, rps: [] as number[], cpus: [] as number[], dbs: [] as number[] }]));
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < callers.length; k++) {

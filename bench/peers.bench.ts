@@ -78,6 +78,7 @@ import { loadConfig } from '../src/config.js';
 import { Tokens } from '../src/identity/tokens.js';
 import { createService, type Service } from '../src/server.js';
 import { BENCH_ENV, benchCounties, benchHerd, benchOwner, exitWhenDone, onPostgres, postJson, serve, signIn } from './support.js';
+import { SERVICE_TREE as SERVICE_SELECTION } from './peer-requests.js';
 
 const BIG_ESTABLISHMENTS = 2_000;
 const OTHER_ORGANIZATIONS = 9;
@@ -532,7 +533,7 @@ function list(data: Json, label: string): Json[] {
 }
 
 export function benches(animalId: string): Bench[] {
-  const serviceTree = 'id str_species current_tag { id str_code last_control_unit { id str_name establishment { id str_name county { id str_name } } } }';
+  const serviceTree = SERVICE_SELECTION;
   const pglTree = 'rowId strSpecies tagByCurrentTagId { rowId strCode place { rowId strName establishmentByEstablishmentId { rowId strName countyByCountyId { rowId strName } } } }';
   const pglOrder = 'orderBy: [TS_CREATED_AT_DESC, ROW_ID_DESC]';
   const establishmentIds = (e: Json, units: Json[], k: { id: string; user: string }) => [e[k.id], ...units.flatMap((u: Json) => [u[k.id], u[k.user]?.[k.id] ?? '-'])];

@@ -93,6 +93,18 @@ async function trace(token: string, input: Record<string, unknown>, size = 100):
   }
 }
 
+/** `n` more animals in `pen` from day 0, each with its open stay there (written straight to the tables, as the event log does not see). */
+async function stockPen(pen: Holding, n: number): Promise<void> {
+  const em = app.service.orm.em.fork();
+  await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select gen_random_uuid(), 'BOVINE', 'MALE', ?, ? from generate_series(1, ${n})`, [pen.unit.unitId, day(0)]);
+  await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, ?, ?, ? from animal a where a.last_control_unit_id = ? and not exists (select 1 from animal_stay s where s.animal_id = a.id)', [
+    pen.unit.unitId,
+    pen.unit.establishmentId,
+    day(0),
+    pen.unit.unitId,
+  ]);
+}
+
 describe('POST /api/trace over the hand-drawn network', () => {
   let authority: Awaited<ReturnType<typeof official>>;
   beforeAll(async () => {
@@ -191,8 +203,7 @@ describe('POST /api/trace answers of more than one CSV page', () => {
     const authority = await official(app, county.id);
     const pen = await holding(app, county, 'FEEDLOT');
     const em = app.service.orm.em.fork();
-    await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select gen_random_uuid(), 'BOVINE', 'MALE', ?, ? from generate_series(1, 5001)`, [pen.unit.unitId, day(0)]);
-    await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, ?, ?, ? from animal a where a.last_control_unit_id = ?', [pen.unit.unitId, pen.unit.establishmentId, day(0), pen.unit.unitId]);
+    await stockPen(pen, 5001);
     const runs = async () => ((await em.execute('select id from trace_run')) as { id: string }[]).map((r) => r.id);
     const before = new Set(await runs());
     const res = await fetch(`${app.url}/api/trace`, {
@@ -213,15 +224,7 @@ describe('POST /api/trace: one walk per question, caller and data version', () =
     const authority = await official(app, county.id);
     const pen = await holding(app, county, 'FEEDLOT');
     const em = app.service.orm.em.fork();
-    const stock = async (n: number) => {
-      await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select gen_random_uuid(), 'BOVINE', 'MALE', ?, ? from generate_series(1, ${n})`, [pen.unit.unitId, day(0)]);
-      await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, ?, ?, ? from animal a where a.last_control_unit_id = ? and not exists (select 1 from animal_stay s where s.animal_id = a.id)', [
-        pen.unit.unitId,
-        pen.unit.establishmentId,
-        day(0),
-        pen.unit.unitId,
-      ]);
-    };
+    const stock = (n: number) => stockPen(pen, n);
     await stock(3);
     const question = { control_unit_id: pen.unit.unitId, ts_from: day(1), ts_to: day(2), str_direction: 'FORWARD' };
     const runs = async () => ((await em.execute('select id from trace_run')) as { id: string }[]).map((r) => r.id);
@@ -253,8 +256,7 @@ describe('POST /api/trace: one walk per question, caller and data version', () =
     const authority = await official(app, county.id);
     const pen = await holding(app, county, 'FEEDLOT');
     const em = app.service.orm.em.fork();
-    await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) select gen_random_uuid(), 'BOVINE', 'MALE', ?, ? from generate_series(1, 4)`, [pen.unit.unitId, day(0)]);
-    await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from) select a.id, ?, ?, ? from animal a where a.last_control_unit_id = ?', [pen.unit.unitId, pen.unit.establishmentId, day(0), pen.unit.unitId]);
+    await stockPen(pen, 4);
     const ask = (to: number) => trace(authority.access, { control_unit_id: pen.unit.unitId, ts_from: day(1), ts_to: day(to), str_direction: 'FORWARD' });
     const answers = async (run: string) => Number(((await em.execute('select count(*) as n from trace_answer where run_id = ?', [run])) as { n: string }[])[0]!.n);
     const runsOf = async () => ((await em.execute('select id from trace_run order by ts_created_at, id')) as { id: string }[]).map((r) => r.id);
