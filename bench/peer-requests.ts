@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** The four requests of bench:peers in the service's own forms (bench:peers-profile and bench:peers-ab load them one at a time). */
 export interface PeerRequest {
@@ -20,7 +21,7 @@ export function serviceRequests(animalId: string): Record<string, PeerRequest> {
   };
 }
 
-/** The CPU spent so far by these processes (PostgreSQL's backends), in clock ticks: utime + stime of /proc/<pid>/stat. */
+/** The CPU spent so far by these processes (PostgreSQL's backends on this machine), in clock ticks of 10 ms: utime + stime of /proc/<pid>/stat. */
 export async function ticksOf(pids: number[]): Promise<number> {
   let ticks = 0;
   for (const pid of pids) {
@@ -30,4 +31,19 @@ export async function ticksOf(pids: number[]): Promise<number> {
     ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
   }
   return ticks;
+}
+
+/**
+ * Runs `load` and returns, with its result, what it cost: this process's main thread
+ * (`process.threadCpuUsage`, µs) and the database's client backends (the services' pools and this
+ * bench's connection; ms, from /proc on this machine's server).
+ */
+export async function costOf<R>(em: EntityManager, load: () => Promise<R>): Promise<{ result: R; spent: NodeJS.CpuUsage; dbMs: number }> {
+  const pids = (await em.execute<{ pid: number }[]>(`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`)).map((r) => r.pid);
+  const ticks = await ticksOf(pids);
+  const cpu = process.threadCpuUsage();
+  const result = await load();
+  const spent = process.threadCpuUsage(cpu);
+  // Clock ticks of 10 ms (CLK_TCK 100).
+  return { result, spent, dbMs: ((await ticksOf(pids)) - ticks) * 10 };
 }

@@ -19,7 +19,8 @@ import autocannon from 'autocannon';
 import type { loadConfig as LoadConfig } from '../src/config.js';
 import type { createService as CreateService, Service } from '../src/server.js';
 import { BENCH_ENV, exitWhenDone, postJson, serve } from './support.js';
-import { serviceRequests, ticksOf } from './peer-requests.js';
+import { costOf, serviceRequests } from './peer-requests.js';
+import { medianOf as median } from './peers.bench.js';
 
 const PASSWORD = 'bench-password-1';
 
@@ -31,10 +32,6 @@ interface Arm {
   db: number[];
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((p, q) => p - q);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 
 async function main(): Promise<void> {
@@ -76,19 +73,11 @@ async function main(): Promise<void> {
     if (answers[0] !== answers[1]) throw new Error(`the two builds answer differently:\n${answers[0]}\n${answers[1]}`);
     const load = (arm: Arm, duration: number) =>
       autocannon({ url: arm.url + request.path, method: request.method, headers, body: request.body, connections: 10, duration, workers: 1 });
-    const backends = async () =>
-      (await em.execute<{ pid: number }[]>(`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`)).map((r) => r.pid);
     for (const arm of arms) await load(arm, 3);
     const loads: number[] = [];
     for (let round = 0; round < rounds; round++) {
       for (const arm of round % 2 ? [...arms].reverse() : arms) {
-        const pids = await backends();
-        const ticks = await ticksOf(pids);
-        const cpu = process.threadCpuUsage();
-        const r = await load(arm, seconds);
-        const spent = process.threadCpuUsage(cpu);
-        // Clock ticks of 10 ms (CLK_TCK 100).
-        const db = ((await ticksOf(pids)) - ticks) * 10;
+        const { result: r, spent, dbMs: db } = await costOf(em, () => load(arm, seconds));
         if (r.non2xx) throw new Error(`${arm.dir}: non-2xx ${r.non2xx}`);
         arm.cpu.push((spent.user + spent.system) / 1000 / Math.max(1, r.requests.total));
         arm.db.push(db / Math.max(1, r.requests.total));

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createService } from '../src/server.js';
 import { BENCH_ENV, exitWhenDone, postJson, serve, signIn } from './support.js';
-import { serviceRequests, ticksOf } from './peer-requests.js';
+import { costOf, serviceRequests } from './peer-requests.js';
 
 const PASSWORD = 'bench-password-1';
 
@@ -82,21 +82,12 @@ async function main(): Promise<void> {
     const load = (caller: string, duration: number) =>
       autocannon({ url: url + request.path, method: request.method, headers: headersOf(caller), body: request.body, connections: 10, duration, workers: 1 });
     for (const caller of callers) await load(caller, 2);
-    // The database's backends (the service's pools and this script's connection): their CPU from /proc, in clock ticks.
-    const backends = async (): Promise<number[]> =>
-      (await em.execute<{ pid: number }[]>(`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`)).map((r) => r.pid);
     const totals = new Map(callers.map((c) => [c, { requests: 0, seconds: 0, cpu: 0, user: 0, db: 0, rps: [] as number[], cpus: [] as number[], dbs: [] as number[] }]));
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < callers.length; k++) {
         const caller = callers[(k + round) % callers.length]!;
         // The main thread's CPU per request: what the service spends, whatever else the machine runs.
-        const pids = await backends();
-        const ticks = await ticksOf(pids);
-        const cpu = process.threadCpuUsage();
-        const r = await load(caller, seconds);
-        const spent = process.threadCpuUsage(cpu);
-        // Clock ticks of 10 ms (CLK_TCK 100).
-        const db = ((await ticksOf(pids)) - ticks) * 10;
+        const { result: r, spent, dbMs: db } = await costOf(em, () => load(caller, seconds));
         const t = totals.get(caller)!;
         t.requests += r.requests.total;
         t.seconds += r.duration;

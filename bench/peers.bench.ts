@@ -533,7 +533,6 @@ function list(data: Json, label: string): Json[] {
 }
 
 export function benches(animalId: string): Bench[] {
-  const serviceTree = SERVICE_SELECTION;
   const pglTree = 'rowId strSpecies tagByCurrentTagId { rowId strCode place { rowId strName establishmentByEstablishmentId { rowId strName countyByCountyId { rowId strName } } } }';
   const pglOrder = 'orderBy: [TS_CREATED_AT_DESC, ROW_ID_DESC]';
   const establishmentIds = (e: Json, units: Json[], k: { id: string; user: string }) => [e[k.id], ...units.flatMap((u: Json) => [u[k.id], u[k.user]?.[k.id] ?? '-'])];
@@ -551,12 +550,12 @@ export function benches(animalId: string): Bench[] {
   };
   return [
     {
-      title: `a. GraphQL animals(page: {int_max_results: ${PAGE}}) { data { ${serviceTree} } }`,
+      title: `a. GraphQL animals(page: {int_max_results: ${PAGE}}) { data { ${SERVICE_SELECTION} } }`,
       forms: {
         service: {
           method: 'POST',
           path: '/graphql',
-          body: gql(`{ animals(page: {int_max_results: ${PAGE}}) { data { ${serviceTree} } } }`),
+          body: gql(`{ animals(page: {int_max_results: ${PAGE}}) { data { ${SERVICE_SELECTION} } } }`),
           shape: (j) => {
             const rows = list(j.data?.animals?.data, 'animals');
             return { rows: rows.length, total: null, ids: rows.flatMap((a) => treeIds(a, SERVICE_TREE)) };
@@ -587,7 +586,7 @@ export function benches(animalId: string): Bench[] {
         service: {
           method: 'POST',
           path: '/graphql',
-          body: gql(`query Animal($id: UUID!) { animal(id: $id) { ${serviceTree} } }`, { id: animalId }),
+          body: gql(`query Animal($id: UUID!) { animal(id: $id) { ${SERVICE_SELECTION} } }`, { id: animalId }),
           shape: (j) => (j.data?.animal ? { rows: 1, total: null, ids: treeIds(j.data.animal, SERVICE_TREE) } : { rows: 0, total: null, ids: [] }),
         },
         PostGraphile: {

@@ -54,7 +54,7 @@ export async function closeStays(tx: EntityManager, animalIds: string[], at: Dat
     tx,
     `update animal_stay s set ts_to = greatest(s.ts_from, coalesce(x.at, ?::timestamptz), ${previousStayEnded('s')}), animals_egress_id = ?
        from (select a.id, t.at from unnest(?::uuid[]) as a(id) left join jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz) on t.id = a.id) x
-      where s.animal_id = x.id and s.ts_to is null and coalesce(s.ts_to, 'infinity'::timestamptz) = 'infinity'`,
+      where s.animal_id = x.id and s.ts_to is null and ${stayKey('s')} = 'infinity'`,
     [at, refs.animals_egress_id ?? null, animalIds, JSON.stringify([...times].map(([id, t]) => ({ id, at: t })))],
   );
 }

@@ -167,10 +167,12 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
       seen_units as materialized (select su.control_unit_id, su.establishment_id from reached_units su where (select ${reachedUnitVisible.sql} offset 0)),
       entry as (select distinct on (r.animal_id) r.animal_id, r.control_unit_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via
                   from reached r where r.bl_seed or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.bl_seed desc, r.ts_exposure),
+      -- the animals entered on a vehicle (no unit) that the walk also reached at a seen unit
+      riders_seen as materialized (select r.animal_id from reached r
+                                    where r.animal_id in (select v.animal_id from entry v where v.control_unit_id is null) and r.control_unit_id in (select u.control_unit_id from seen_units u)),
       visible as materialized (select e.animal_id, e.int_hops, e.bl_seed, e.via_animal_id, e.via_control_unit_id, e.ts_via from entry e
                                 where case when e.control_unit_id in (select u.control_unit_id from seen_units u) then true
-                                           when e.control_unit_id is null and e.animal_id in (select r.animal_id from reached r where r.animal_id in (select v.animal_id from entry v where v.control_unit_id is null)
-                                                                                                and r.control_unit_id in (select u.control_unit_id from seen_units u)) then true
+                                           when e.control_unit_id is null and e.animal_id in (select x.animal_id from riders_seen x) then true
                                            else exists (select 1 from animal_stay vs where vs.animal_id = e.animal_id and ${stayVisible.sql} offset 0) end),
       shown as (select e.animal_id, e.int_hops, e.bl_seed, e.ts_via,
                        case when e.via_animal_id in (select x.animal_id from visible x) then e.via_animal_id
