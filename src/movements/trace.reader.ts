@@ -8,6 +8,8 @@ export type TraceDirection = 'FORWARD' | 'BACKWARD' | 'BOTH';
 /** A checked trace question: the seed (SQL on alias "s", the stays at the place), the window, the direction, the hop limit. */
 export interface TraceQuestion {
   seed: Scope;
+  /** The same seed by kind and id, for the walk in memory. */
+  place: { kind: 'establishment' | 'unit' | 'animal'; id: string };
   from: Date;
   to: Date;
   direction: TraceDirection;
@@ -92,7 +94,7 @@ export interface TraceRun {
 }
 
 /** How long a stored answer is kept: the pages of one request read it (a CSV export of a big trace takes seconds). */
-const RUN_KEPT = '10 minutes';
+export const RUN_KEPT = '10 minutes';
 
 /** How long the same caller's next requests for the same question may reuse a stored answer (while the data version holds). */
 const RUN_REUSED = '1 minute';
@@ -107,24 +109,32 @@ const RECENT_EVENTS = 10_000;
 const EVENT_HEAD = '(select max(ev.seq) from event ev)';
 const eventRecent = (head: string) => `(select count(*)::int from event ev where ev.seq > coalesce(${head}, 0) - ${RECENT_EVENTS})`;
 
+/** The data version an answer was walked at: the event log's head and its recent count (RECENT_EVENTS). */
+export interface DataVersion {
+  head: number | null;
+  recent: number;
+}
+
 /**
  * Whether the caller sees the seed (`seen`: SQL of one count, 1 when it does), and the answer
  * stored for this question and caller (`key`: the question and the caller's visibility) less than
  * RUN_REUSED ago, if the data version has not moved since: the CSV after a JSON page, and the next
- * pages, read it instead of walking again. One statement: the request's first round trip.
+ * pages, read it instead of walking again. One statement: the request's first round trip,
+ * which also reads the data version now (a walk in memory stores it: read before the graph's
+ * refresh, a write between the two makes the next request walk again, never serves a stale answer).
  */
-export async function traceRunReused(db: Db, key: string, seen: Query): Promise<{ seen: boolean; run: TraceRun | null }> {
-  const [row] = await db.rows<{ n: number; id: string | null; int_total: number; establishments: TracedEstablishmentRow[] }>({
-    sql: `select (${seen.sql}) as n, r.id, r.int_total, r.establishments
-            from (select 1) one left join lateral (
+export async function traceRunReused(db: Db, key: string, seen: Query): Promise<{ seen: boolean; run: TraceRun | null; version: DataVersion }> {
+  const [row] = await db.rows<{ n: number; id: string | null; int_total: number; establishments: TracedEstablishmentRow[]; head: string | null; recent: number }>({
+    sql: `select (${seen.sql}) as n, r.id, r.int_total, r.establishments, v.head, ${eventRecent('v.head')} as recent
+            from (select ${EVENT_HEAD} as head) v left join lateral (
               select r.id, r.int_total, r.establishments from trace_run r
                where r.str_key = ? and r.ts_created_at > now() - interval '${RUN_REUSED}'
-                 and r.int_event_head is not distinct from ${EVENT_HEAD} and r.int_event_recent = ${eventRecent('r.int_event_head')}
+                 and r.int_event_head is not distinct from v.head and r.int_event_recent = ${eventRecent('r.int_event_head')}
                order by r.ts_created_at desc limit 1) r on true`,
     params: [...seen.params, key],
   });
   const run = row?.id ? { id: row.id, total: row.int_total, establishments: row.establishments.map((e) => ({ ...e, ts_exposure: new Date(e.ts_exposure) })) } : null;
-  return { seen: !!row?.n, run };
+  return { seen: !!row?.n, run, version: { head: row?.head == null ? null : Number(row.head), recent: row?.recent ?? 0 } };
 }
 
 /**

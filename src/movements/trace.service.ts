@@ -13,6 +13,7 @@ import { UF_READERS } from './gta.policy.js';
 import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import type { TraceProgress, TraceProgressRun } from './trace-progress.js';
+import { traceRunInMemory, type MemoryGraphSource } from './trace-memory.js';
 import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
@@ -48,8 +49,19 @@ export const MAX_TRACE_PAGE = 5000;
  * stay; the answer shows only the stays at units the caller sees, and the animals with at least one.
  */
 export class TraceService {
-  /** `progress`: where each trace's phases are published (the traceProgress subscription); none, none published. */
-  constructor(private readonly progress: TraceProgress | null = null) {}
+  /**
+   * `progress`: where each trace's phases are published (the traceProgress subscription); none, none published.
+   * `graph`: the stays in memory, where the walk runs once they are loaded (none, or not yet: `trace_runs` in SQL).
+   */
+  constructor(
+    private readonly progress: TraceProgress | null = null,
+    private readonly graph: MemoryGraphSource | null = null,
+  ) {}
+
+  /** Settles once the graph in memory has loaded (at once without one). */
+  ready(): Promise<void> {
+    return this.graph?.ready() ?? Promise.resolve();
+  }
 
   async trace(db: Db, actor: Actor, input: TraceInput, pageInput: PageInput | null | undefined): Promise<TraceResult> {
     const page = toPage(pageInput, MAX_TRACE_PAGE);
@@ -89,7 +101,7 @@ export class TraceService {
     if (!actor.isAdmin && !UF_READERS.includes(actor.userType) && !(actor.role && MANAGING_ROLES.includes(actor.role))) {
       throw DomainError.forbidden('the trace is for authorities, integrations, administrators and the owners and managers of an organization');
     }
-    const { seed, from, to, direction, maxHops, field, seen } = this.question(actor, input);
+    const { seed, place, from, to, direction, maxHops, field, seen } = this.question(actor, input);
     const visibleUnit: TraceQuestion['visibleUnit'] = (column, on = {}) => controlUnitPolicy.unitIn(actor, column, 'MOVEMENTS', on);
     // Published once the seed is known to be seen (`run`): a refused question publishes nothing.
     const phases: { run: TraceProgressRun | null } = { run: null };
@@ -101,7 +113,7 @@ export class TraceService {
     try {
       // The walk stores its answer in unlogged tables, which no replica has: the walk, its pages and its
       // CSV run on the primary; the traced animals' stays on a replica (docs/decisions/replicas.md).
-      const { run, reused } = await this.run(primaryOf(db), actor.userId, { seed, from, to, direction, maxHops, visibleUnit }, { sql: seen.sql, params: seen.params, field }, started);
+      const { run, reused } = await this.run(primaryOf(db), actor.userId, { seed, place, from, to, direction, maxHops, visibleUnit }, { sql: seen.sql, params: seen.params, field }, started);
       phases.run?.walked(run.establishments.length, run.total, reused);
       return { run, visibleUnit, progress: phases.run };
     } catch (e) {
@@ -135,7 +147,9 @@ export class TraceService {
     const walked = traceRunReused(db, key, seen).then(async (found) => {
       if (!found.seen) throw DomainError.field(seen.field, seen.field === 'animal_id' ? 'no such animal' : seen.field === 'control_unit_id' ? 'no such control unit' : 'no such establishment');
       started();
-      return found.run ? { run: found.run, reused: true } : { run: await traceRun(db, q, newId(), key), reused: false };
+      if (found.run) return { run: found.run, reused: true };
+      const graph = await this.graph?.current(db);
+      return { run: graph ? await traceRunInMemory(db, graph, q, found.version, newId(), key) : await traceRun(db, q, newId(), key), reused: false };
     });
     if (scope) {
       const stored = walked.then((w) => w.run);
@@ -146,7 +160,7 @@ export class TraceService {
   }
 
   /** Checks the question (400 and 422 naming the field); `seen`: one statement's SQL, 1 when the caller sees the seed (422 otherwise, `run`). */
-  private question(actor: Actor, input: TraceInput): { seed: Scope; from: Date; to: Date; direction: TraceDirection; maxHops: number | null; field: SeedField; seen: Query } {
+  private question(actor: Actor, input: TraceInput): { seed: Scope; place: TraceQuestion['place']; from: Date; to: Date; direction: TraceDirection; maxHops: number | null; field: SeedField; seen: Query } {
     const check = new Checker();
     const given = (['establishment_id', 'control_unit_id', 'animal_id'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
     if (given.length !== 1) check.add(given.length ? given[1]! : 'establishment_id', 'give exactly one of establishment_id, control_unit_id, animal_id');
@@ -169,12 +183,14 @@ export class TraceService {
       field === 'establishment_id'
         ? { sql: 's.control_unit_id in (select cu.id from control_unit cu where cu.establishment_id = ?) and s.establishment_id = ?', params: [id, id] }
         : { sql: `${field === 'control_unit_id' ? 's.control_unit_id' : 's.animal_id'} = ?`, params: [id] };
-    return { seed, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null, field, seen: visibility(actor, field, id) };
+    const place = { kind: SEED_KIND_OF[field], id };
+    return { seed, place, from: from!, to: to!, direction: direction as TraceDirection, maxHops: input.int_max_hops ?? null, field, seen: visibility(actor, field, id) };
   }
 }
 
 type SeedField = 'establishment_id' | 'control_unit_id' | 'animal_id';
 const SEED_KIND = { establishment_id: 'ESTABLISHMENT', control_unit_id: 'CONTROL_UNIT', animal_id: 'ANIMAL' } as const;
+const SEED_KIND_OF = { establishment_id: 'establishment', control_unit_id: 'unit', animal_id: 'animal' } as const;
 
 /** The SQL of one count: 1 when the caller sees the seed (an animal: one of its stays' units). */
 function visibility(actor: Actor, field: 'establishment_id' | 'control_unit_id' | 'animal_id', id: string): { sql: string; params: unknown[] } {

@@ -1,0 +1,67 @@
+import type { Db } from '../db/sql.js';
+import { storeTraceAnswer, type ReachedNames, type ReachedRows } from './trace-answer.js';
+import type { DataVersion, TraceQuestion, TraceRun } from './trace.reader.js';
+
+/** One direction's walk over the graph in memory, as `trace_runs` walks it (times in epoch microseconds). */
+export interface MemoryWalkQuestion {
+  place: TraceQuestion['place'];
+  from: number;
+  to: number;
+  forward: boolean;
+  maxHops: number | null;
+  now: number;
+}
+
+/** The graph of every stay, refreshed to the data committed when `current` was called. */
+export interface MemoryGraph extends ReachedNames {
+  walk(q: MemoryWalkQuestion): ReachedRows;
+}
+
+/** Where the trace finds the graph: null while its first load runs (the walk then runs in SQL). */
+export interface MemoryGraphSource {
+  current(db: Db): Promise<MemoryGraph | null>;
+  /** Settles once the first load has ended (loaded, or failed: the walk then stays in SQL). */
+  ready(): Promise<void>;
+}
+
+/** The rows of several walks (BOTH: forward then backward) as one set. */
+export function concatReached(parts: ReachedRows[]): ReachedRows {
+  if (parts.length === 1) return parts[0]!;
+  const length = parts.reduce((n, p) => n + p.length, 0);
+  const join = <T extends Int32Array | Float64Array | Uint8Array>(pick: (p: ReachedRows) => T, make: (n: number) => T): T => {
+    const out = make(length);
+    let at = 0;
+    for (const p of parts) {
+      out.set(pick(p).subarray(0, p.length), at);
+      at += p.length;
+    }
+    return out;
+  };
+  const ints = (n: number) => new Int32Array(n);
+  const reals = (n: number) => new Float64Array(n);
+  return {
+    length,
+    animal: join((p) => p.animal, ints),
+    unit: join((p) => p.unit, ints),
+    establishment: join((p) => p.establishment, ints),
+    stay: join((p) => p.stay, ints),
+    exposure: join((p) => p.exposure, reals),
+    hops: join((p) => p.hops, ints),
+    viaAnimal: join((p) => p.viaAnimal, ints),
+    viaUnit: join((p) => p.viaUnit, ints),
+    viaTime: join((p) => p.viaTime, reals),
+    seed: join((p) => p.seed, (n) => new Uint8Array(n)),
+  };
+}
+
+/**
+ * The trace walked in memory (docs/decisions/trace.md, "The walk in memory"): the same answer as
+ * `traceRun` over `trace_runs`, stored the same way. `version`: the data version read before the
+ * graph was refreshed.
+ */
+export async function traceRunInMemory(db: Db, graph: MemoryGraph, q: TraceQuestion, version: DataVersion, id: string, key: string): Promise<TraceRun> {
+  const question = { place: q.place, from: q.from.getTime() * 1000, to: q.to.getTime() * 1000, maxHops: q.maxHops, now: Date.now() * 1000 };
+  const walks = q.direction === 'BOTH' ? [true, false] : [q.direction === 'FORWARD'];
+  const reached = concatReached(walks.map((forward) => graph.walk({ ...question, forward })));
+  return storeTraceAnswer(db, q, reached, graph, version, id, key);
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { TraceService, type TraceInput } from '../src/movements/trace.service.js';
+import { useApp } from './helpers/app.js';
+import { login, makeUser, official } from './helpers/factories.js';
+import type { Holding } from './helpers/movements.js';
+import { at, networkPlaces, randomStays, seeded, unitsAndEgresses } from './helpers/trace-network.js';
+
+/**
+ * The trace walked in memory (the service's graph, docs/decisions/trace.md "The walk in memory")
+ * answers what the walk in SQL (`trace_runs` and its storing statement) answers: the same traced
+ * animals in the same order with the same moves, contacts and paths, the same totals and the same
+ * contact chain, for an administrator, a state's authority and the owner of one of the holdings
+ * (who sees its own part: the probes, the hidden contacts), on random networks with trucks.
+ */
+const app = useApp();
+let places: Holding[];
+let vehicleId: string;
+beforeAll(async () => {
+  ({ places, vehicleId } = await networkPlaces(app));
+  await app.service.core.trace.ready();
+});
+
+/** A random network as test/trace-walk.test.ts draws them: units, animals with 1-5 stays, egresses, some on a travel. */
+async function network(seed: number): Promise<{ units: string[]; animals: string[] }> {
+  const rng = seeded(seed);
+  const em = app.service.orm.em.fork();
+  const { units, egresses } = await unitsAndEgresses(app, places);
+  const travel = randomUUID();
+  await em.execute(
+    `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,
+    [travel, vehicleId, places[0]!.owner.user.id, units[0]!.id, units[1]!.id, at(0)],
+  );
+  for (const egress of egresses.slice(0, 3)) {
+    await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at) values (?, ?, ?, ?)`, [randomUUID(), travel, egress, at(0)]);
+  }
+  const stays = await randomStays(app, { units, egresses }, rng, (t) => t + Math.floor(rng.random() * 6));
+  return { units: units.map((u) => u.id), animals: [...new Set(stays.map((s) => s.animal))] };
+}
+
+describe('the walk in memory answers what the walk in SQL answers', () => {
+  test('on random networks, for an administrator, an authority and an owner', async () => {
+    const db = app.service.db;
+    const sql = new TraceService();
+    const admin = await login(app, await makeUser(app, { admin: true }));
+    const [{ county_id } = { county_id: '' }] = await app.service.orm.em.fork().execute<{ county_id: string }[]>('select county_id from establishment where id = ?', [places[0]!.unit.establishmentId]);
+    const authority = await official(app, county_id!);
+    const callers = [admin.access, authority.access, places[0]!.owner.access];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.constantFrom('FORWARD', 'BACKWARD', 'BOTH'),
+        fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }),
+        fc.constantFrom('unit', 'animal', 'establishment'),
+        fc.integer({ min: 0, max: 2 }),
+        async (seed, direction, maxHops, kind, who) => {
+          const { units, animals } = await network(seed);
+          const from = (seed % 97) + 10;
+          const input: TraceInput = {
+            ts_from: at(from),
+            ts_to: at(from + ((seed >> 8) % 90)),
+            str_direction: direction,
+            int_max_hops: maxHops,
+            ...(kind === 'unit' ? { control_unit_id: units[seed % units.length] } : kind === 'animal' ? { animal_id: animals[seed % animals.length] } : { establishment_id: places[seed % 3]!.unit.establishmentId }),
+          };
+          const actor = await app.service.core.auth.authenticate(db, callers[who]!);
+          const page = { int_max_results: 5000 };
+          // Each path walks: no stored answer of the other is reused.
+          await app.service.orm.em.fork().execute('delete from trace_run');
+          const inMemory = await app.service.core.trace.trace(db, actor, input, page).catch((e: Error) => e);
+          await app.service.orm.em.fork().execute('delete from trace_run');
+          const inSql = await sql.trace(db, actor, input, page).catch((e: Error) => e);
+          expect(inMemory).toEqual(inSql);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  test('a stay written after the graph was loaded is walked', async () => {
+    const db = app.service.db;
+    const admin = await login(app, await makeUser(app, { admin: true }));
+    const actor = await app.service.core.auth.authenticate(db, admin.access);
+    const { units } = await network(7);
+    const newcomer = randomUUID();
+    const em = app.service.orm.em.fork();
+    await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) values (?, 'BOVINE', 'MALE', ?, ?)`, [newcomer, units[0], at(0)]);
+    await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to) values (?, ?, ?, ?, ?)', [newcomer, units[0], places[0]!.unit.establishmentId, at(300), at(310)]);
+    await em.execute('delete from trace_run');
+    const answer = await app.service.core.trace.trace(db, actor, { control_unit_id: units[0], ts_from: at(305), ts_to: at(306), str_direction: 'FORWARD' }, null);
+    expect(answer.data.map((a) => a.animal_id)).toContain(newcomer);
+  });
+});
