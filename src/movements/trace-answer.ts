@@ -55,12 +55,17 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
   const n = reached.length;
   const { animal, unit, establishment, exposure, hops, viaAnimal, viaUnit, viaTime, seed } = reached;
 
-  // Each animal's entry: its fewest moves, a seed first, then the earliest exposure, among its rows that are a seed or a contact with another animal.
+  // Each animal's entry: its fewest moves, a seed first, then the earliest exposure (then the contact's animal, the unit, the stay: the statement's order),
+  // among its rows that are a seed or a contact with another animal.
+  const ids = idOrder(names);
   const entryOf = new Map<number, number>();
   for (let i = 0; i < n; i++) {
     if (!seed[i] && (viaAnimal[i] === -1 || viaAnimal[i] === animal[i])) continue;
     const j = entryOf.get(animal[i]!);
-    if (j === undefined || hops[i]! < hops[j]! || (hops[i] === hops[j] && (seed[i]! > seed[j]! || (seed[i] === seed[j] && exposure[i]! < exposure[j]!)))) entryOf.set(animal[i]!, i);
+    const better =
+      j === undefined ||
+      (hops[i] !== hops[j] ? hops[i]! < hops[j]! : seed[i] !== seed[j] ? seed[i] === 1 : exposure[i] !== exposure[j] ? exposure[i]! < exposure[j]! : ids.after(j, i, reached));
+    if (better) entryOf.set(animal[i]!, i);
   }
 
   // The reached units the caller sees.
@@ -175,6 +180,19 @@ interface Holding {
   row: number;
 }
 
+/** The statement's last tie-breaks, on the ids' text as the database orders uuids, nulls last. */
+function idOrder(names: ReachedNames) {
+  const text = (i: number, of: (i: number) => string) => (i === -1 ? null : of(i));
+  const before = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+  const unitStay = (i: number, j: number, r: ReachedRows) => before(text(r.unit[i]!, names.unitId), text(r.unit[j]!, names.unitId)) || names.stayId(r.stay[i]!) - names.stayId(r.stay[j]!);
+  return {
+    /** Whether row i comes before row j by (contact's animal, unit, stay): the entry's ties. */
+    after: (j: number, i: number, r: ReachedRows) => (before(text(r.viaAnimal[i]!, names.animalId), text(r.viaAnimal[j]!, names.animalId)) || unitStay(i, j, r)) < 0,
+    /** Whether row i comes before row j by (unit, stay): a holding's ties on one animal. */
+    unitStayBefore: (i: number, j: number, r: ReachedRows) => unitStay(i, j, r) < 0,
+  };
+}
+
 /** Each reached establishment's extreme exposure, fewest moves and bringing row. */
 function holdingsOf(reached: ReachedRows, latest: boolean, names: ReachedNames): Map<number, Holding> {
   const { length: n, establishment, exposure, hops, seed, viaAnimal, animal } = reached;
@@ -198,7 +216,8 @@ function holdingsOf(reached: ReachedRows, latest: boolean, names: ReachedNames):
     const h = establishment[i] === -1 ? undefined : holdings.get(establishment[i]!);
     if (!h || exposure[i] !== h.exposure || i === h.row) continue;
     const j = h.row;
-    const better = brought(i) !== brought(j) ? brought(i) : hops[i] !== hops[j] ? hops[i]! < hops[j]! : animal[i] !== animal[j] && names.animalId(animal[i]!) < names.animalId(animal[j]!);
+    const better =
+      brought(i) !== brought(j) ? brought(i) : hops[i] !== hops[j] ? hops[i]! < hops[j]! : animal[i] !== animal[j] ? names.animalId(animal[i]!) < names.animalId(animal[j]!) : idOrder(names).unitStayBefore(i, j, reached);
     if (better) h.row = i;
   }
   return holdings;

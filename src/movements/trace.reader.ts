@@ -176,7 +176,7 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
       reached_units as materialized (select distinct r.control_unit_id, r.establishment_id from reached r where r.control_unit_id is not null),
       seen_units as materialized (select su.control_unit_id, su.establishment_id from reached_units su where (select ${reachedUnitVisible.sql} offset 0)),
       entry as (select distinct on (r.animal_id) r.animal_id, r.control_unit_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via
-                  from reached r where r.bl_seed or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.bl_seed desc, r.ts_exposure),
+                  from reached r where r.bl_seed or r.via_animal_id <> r.animal_id order by r.animal_id, r.int_hops, r.bl_seed desc, r.ts_exposure, r.via_animal_id, r.control_unit_id, r.stay_id),
       -- the animals entered on a vehicle (no unit) that the walk also reached at a seen unit
       riders_seen as materialized (select r.animal_id from reached r
                                     where r.animal_id in (select v.animal_id from entry v where v.control_unit_id is null) and r.control_unit_id in (select u.control_unit_id from seen_units u)),
@@ -198,7 +198,7 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
                     from (select distinct on (r.establishment_id) r.establishment_id, r.ts_exposure, r.control_unit_id, r.animal_id, r.stay_id, r.bl_seed or r.via_animal_id = r.animal_id as brought,
                                  c.int_hops, c.int_traced_animals
                             from reached r join counts c on c.establishment_id = r.establishment_id and c.ts_exposure = r.ts_exposure
-                           order by r.establishment_id, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id) f),
+                           order by r.establishment_id, (r.bl_seed or r.via_animal_id = r.animal_id) desc, r.int_hops, r.animal_id, r.control_unit_id, r.stay_id) f),
       places as (select e.id, e.str_name, e.str_type, e.str_socioenvironmental_status, f.ts_exposure, f.int_hops,
                         case when f.animal_id in (select x.animal_id from visible x) then f.animal_id
                              when exists (select 1 from animal_stay pa where pa.animal_id = f.animal_id and ${placeAnimalVisible.sql} offset 0) then f.animal_id end as animal_id,
