@@ -53,7 +53,7 @@ const dateOf = (us: number): Date => new Date(Math.floor(us / 1000));
 export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: ReachedRows, names: ReachedNames, version: DataVersion, id: string, key: string): Promise<TraceRun> {
   const latest = q.direction === 'BACKWARD';
   const n = reached.length;
-  const { animal, unit, establishment, exposure, hops, viaAnimal, viaUnit, viaTime, seed } = reached;
+  const { animal, unit, establishment, exposure, hops, viaAnimal, viaTime, seed } = reached;
 
   // Each animal's entry: its fewest moves, a seed first, then the earliest exposure (then the contact's animal, the unit, the stay: the statement's order),
   // among its rows that are a seed or a contact with another animal.
