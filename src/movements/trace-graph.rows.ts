@@ -1,0 +1,42 @@
+import type { GraphStay } from './trace-graph.types.js';
+
+/**
+ * The stays as `GraphStay` rows, the vehicle resolved as Migration0067TraceStayKey's VEHICLE: the
+ * egress that closed the stay, FINISHED or RECEIVED, and its travel when its embark is not released
+ * (at most one such embark per egress: travel_embark_egress_once). `times` picks how the times come
+ * out: `micros` as epoch microseconds in float8 (exact below 2^53; what a row query parses into a
+ * number), `raw` as timestamptz (the binary COPY's int8 microseconds since 2000).
+ */
+export function staysSelect(times: 'micros' | 'raw', where = ''): string {
+  const t = (c: string) => (times === 'raw' ? `s.${c}` : `(extract(epoch from s.${c}) * 1000000)::int8::float8`);
+  const id = times === 'raw' ? 's.id' : 's.id::float8';
+  return `select ${id}, s.animal_id::text, s.control_unit_id::text, s.establishment_id::text, ${t('ts_from')}, ${t('ts_to')}, coalesce(te.travel_id, e.id)::text
+    from animal_stay s
+    left join animals_egress e on e.id = s.animals_egress_id and e.str_status in ('FINISHED', 'RECEIVED')
+    left join travel_embark te on te.animals_egress_id = e.id and te.ts_released_at is null
+    ${where}`;
+}
+
+/** One copy of each id string: a million animals' five million stays name each animal, unit and establishment many times. */
+export class Interner {
+  private readonly known = new Map<string, string>();
+  of(s: string): string {
+    const kept = this.known.get(s);
+    if (kept !== undefined) return kept;
+    this.known.set(s, s);
+    return s;
+  }
+}
+
+/** A row of `staysSelect('micros')` read as an array. */
+export function stayOfTuple(r: unknown[], ids: Interner): GraphStay {
+  return {
+    id: r[0] as number,
+    animal: ids.of(r[1] as string),
+    unit: ids.of(r[2] as string),
+    establishment: ids.of(r[3] as string),
+    from: r[4] as number,
+    to: (r[5] as number | null) ?? null,
+    vehicle: r[6] === null ? null : ids.of(r[6] as string),
+  };
+}
