@@ -16,6 +16,8 @@ export class StayCopyParser {
   private rest: Buffer | undefined;
   private headerRead = false;
   ended = false;
+  private readonly starts = new Int32Array(7);
+  private readonly ends = new Int32Array(7);
 
   constructor(private readonly ids: Interner) {}
 
@@ -51,28 +53,30 @@ export class StayCopyParser {
     }
     if (fields !== 7) throw new Error(`a stay row of ${fields} fields`);
     at += 2;
-    const v: (number | string | null)[] = [];
+    // Each field's start (-1: null) and end, read before any string is made: a row cut by the chunk's end makes none.
+    const starts = this.starts;
+    const ends = this.ends;
     for (let f = 0; f < 7; f++) {
       if (at + 4 > end) return -1;
       const len = buf.readInt32BE(at);
       at += 4;
       if (len === -1) {
-        v.push(null);
+        starts[f] = -1;
         continue;
       }
       if (at + len > end) return -1;
-      v.push(f === 0 || f === 4 || f === 5 ? int8(buf, at) : buf.toString('latin1', at, at + len));
-      at += len;
+      starts[f] = at;
+      ends[f] = at += len;
     }
     const ids = this.ids;
     out.push({
-      id: v[0] as number,
-      animal: ids.of(v[1] as string),
-      unit: ids.of(v[2] as string),
-      establishment: ids.of(v[3] as string),
-      from: micros(v[4] as number),
-      to: v[5] === null ? null : micros(v[5] as number),
-      vehicle: v[6] === null ? null : ids.of(v[6] as string),
+      id: int8(buf, starts[0]!),
+      animal: ids.ofBytes(buf, starts[1]!, ends[1]!),
+      unit: ids.ofBytes(buf, starts[2]!, ends[2]!),
+      establishment: ids.ofBytes(buf, starts[3]!, ends[3]!),
+      from: micros(int8(buf, starts[4]!)),
+      to: starts[5] === -1 ? null : micros(int8(buf, starts[5]!)),
+      vehicle: starts[6] === -1 ? null : ids.ofBytes(buf, starts[6]!, ends[6]!),
     });
     return at;
   }
