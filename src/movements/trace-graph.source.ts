@@ -36,9 +36,16 @@ const CHUNK = 50_000;
 
 /** Whether the change rows `since` needs may have been purged: its xmin below the cutoff. */
 const STALE = `pg_snapshot_xmin($1::pg_snapshot) < (select c.xid from trace_change_cutoff c)`;
-/** The change rows of the transactions `$1` did not see. */
-const UNSEEN = `trace_change t where t.xid >= pg_snapshot_xmin($1::pg_snapshot) and not pg_visible_in_snapshot(t.xid, $1::pg_snapshot)`;
-const CHECK = `select pg_current_snapshot()::text as horizon, exists (select 1 from ${UNSEEN}) as changed, ${STALE} as stale`;
+/**
+ * The change rows of the transactions `$1` did not see: those in progress then (its xip list) and
+ * those begun after (at or above its xmax), each an index range of trace_change_xid, however old
+ * the oldest transaction running then (in any database of the cluster: its xmin) is.
+ */
+const UNSEEN = `trace_change t where t.xid >= pg_snapshot_xmax($1::pg_snapshot) or t.xid = any (array(select pg_snapshot_xip($1::pg_snapshot)))`;
+// Whether there is any: each part read from the index (an EXISTS could be planned as a scan of the whole log).
+const ANY_UNSEEN = `(select t.xid from trace_change t where t.xid >= pg_snapshot_xmax($1::pg_snapshot) order by t.xid limit 1) is not null
+  or (select t.xid from trace_change t where t.xid = any (array(select pg_snapshot_xip($1::pg_snapshot))) order by t.xid limit 1) is not null`;
+const CHECK = `select pg_current_snapshot()::text as horizon, ${ANY_UNSEEN} as changed, ${STALE} as stale`;
 const OPEN = `select pg_current_snapshot()::text as horizon, ${STALE} as stale`;
 const CHANGED_ANIMALS = `select distinct t.animal_id::text from ${UNSEEN}`;
 const PATHS = staysSelect('micros', 'where s.animal_id = any($1::uuid[])');

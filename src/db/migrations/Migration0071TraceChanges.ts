@@ -16,6 +16,13 @@ import { Migration } from '@mikro-orm/migrations';
  * `trace_change_cutoff.xid`: every change row below it may have been purged (trace_change_purge), so
  * a reader whose snapshot's xmin is below it must read everything again.
  */
+/**
+ * The animals of the stays an egress closed, by the index on `animals_egress_id` (`offset 0` keeps it
+ * a lookup per egress: joined, the planner knows nothing of a transition table's rows and scanned
+ * every stay, 0.2 s at 500,000 stays).
+ */
+const STAYS_OF = (egress: string) => `select s.animal_id, s.xmin from animal_stay s where s.animals_egress_id = ${egress} offset 0`;
+
 export class Migration0071TraceChanges extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table trace_change (
@@ -50,14 +57,16 @@ $fn$`);
     this.addSql('create trigger trace_change_stay_delete after delete on animal_stay referencing old table as old_rows for each statement execute function trace_change_stays()');
 
     // Only a status change into or out of FINISHED/RECEIVED changes the vehicle its stays were left on.
+    // A stay this very transaction wrote (an egress's finish closes its stays first) was logged by the
+    // stays' trigger already: not again (written in a subtransaction, its xmin differs: logged twice, harmless).
     this.addSql(`create function trace_change_egresses() returns trigger language plpgsql as $fn$
 begin
   insert into trace_change (xid, animal_id)
     select pg_current_xact_id(), a.animal_id from (
       select distinct s.animal_id
         from new_rows n join old_rows o on o.id = n.id
-        join animal_stay s on s.animals_egress_id = n.id
-       where (o.str_status in ('FINISHED', 'RECEIVED')) is distinct from (n.str_status in ('FINISHED', 'RECEIVED'))) a;
+        cross join lateral (${STAYS_OF('n.id')}) s
+       where s.xmin <> pg_current_xact_id()::xid and (o.str_status in ('FINISHED', 'RECEIVED')) is distinct from (n.str_status in ('FINISHED', 'RECEIVED'))) a;
   return null;
 end
 $fn$`);
@@ -68,10 +77,10 @@ $fn$`);
 begin
   if tg_op = 'INSERT' then
     insert into trace_change (xid, animal_id)
-      select pg_current_xact_id(), a.animal_id from (select distinct s.animal_id from new_rows n join animal_stay s on s.animals_egress_id = n.animals_egress_id) a;
+      select pg_current_xact_id(), a.animal_id from (select distinct s.animal_id from new_rows n cross join lateral (${STAYS_OF('n.animals_egress_id')}) s) a;
   elsif tg_op = 'DELETE' then
     insert into trace_change (xid, animal_id)
-      select pg_current_xact_id(), a.animal_id from (select distinct s.animal_id from old_rows o join animal_stay s on s.animals_egress_id = o.animals_egress_id) a;
+      select pg_current_xact_id(), a.animal_id from (select distinct s.animal_id from old_rows o cross join lateral (${STAYS_OF('o.animals_egress_id')}) s) a;
   else
     insert into trace_change (xid, animal_id)
       select pg_current_xact_id(), a.animal_id from (
@@ -80,7 +89,7 @@ begin
                  where (o.travel_id, o.animals_egress_id, o.ts_released_at is null) is distinct from (n.travel_id, n.animals_egress_id, n.ts_released_at is null)
                 union select n.animals_egress_id from old_rows o join new_rows n on n.id = o.id
                  where (o.travel_id, o.animals_egress_id, o.ts_released_at is null) is distinct from (n.travel_id, n.animals_egress_id, n.ts_released_at is null)) e
-          join animal_stay s on s.animals_egress_id = e.egress) a;
+          cross join lateral (${STAYS_OF('e.egress')}) s) a;
   end if;
   return null;
 end
