@@ -19,6 +19,7 @@ const usage = `usage:
   cli events:detach <partition>                 detach the event log's oldest partition (cold storage)
   cli stays:partitions [years ahead]            create the stays' blocks of five years (this year + 1)
   cli stays:detach <partition>                  detach the stays' oldest closed block (cold storage)
+  cli trace:changes-purge [minutes kept]        drop the trace graph's change rows older than that (60)
   cli schema:emit [file]                        write the GraphQL SDL (default graphql/schema.graphql)
   cli migrate                                   apply pending migrations
   cli counties:import <municipios.csv> <estados.csv> | <municipios.json>
@@ -78,6 +79,13 @@ async function main(): Promise<number> {
         if (!partition) break;
         await em.execute('select animal_stay_detach(?)', [partition]);
         console.log(`${partition} detached: dump it, then drop it (docs/decisions/partitioning.md)`);
+        return 0;
+      }
+      case 'trace:changes-purge': {
+        const minutes = Number(args[0] ?? 60);
+        if (!Number.isInteger(minutes) || minutes < 1) break;
+        const [r] = await em.execute<{ dropped: number }[]>('select trace_change_purge(make_interval(mins => ?)) as dropped', [minutes]);
+        console.log(`${r!.dropped} change rows older than ${minutes} minutes dropped`);
         return 0;
       }
       case 'counties:import': {

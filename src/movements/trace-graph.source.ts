@@ -1,0 +1,153 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { StayCopyParser } from './trace-graph.copy.js';
+import { Interner, stayOfTuple, staysSelect } from './trace-graph.rows.js';
+import type { GraphStay } from './trace-graph.types.js';
+
+/**
+ * Where the trace's graph is read from (docs/decisions/trace.md, "The graph kept fresh"). A
+ * horizon is the text of the `pg_snapshot` the graph was last read under: every transaction it did
+ * not see (in progress then, or begun after) has an xid at or above its xmin, and is either not
+ * visible in it (pg_visible_in_snapshot) or not yet committed; its change rows are what the next
+ * refresh reads.
+ */
+export type Horizon = string;
+
+export interface Changes {
+  horizon: Horizon;
+  /** The animals whose rows changed since the previous horizon, and their whole current paths. */
+  animals: string[];
+  rows: GraphStay[];
+}
+
+export interface GraphSource {
+  /** Every stay, in chunks of about `chunk` rows, read under one snapshot; its horizon. */
+  load(onChunk: (rows: GraphStay[]) => void, chunk?: number): Promise<Horizon>;
+  /** One statement: a newer horizon when nothing changed since `since`; `changed`; or `stale` when change rows `since` needs were purged. */
+  check(since: Horizon): Promise<{ horizon: Horizon } | 'changed' | 'stale'>;
+  /** The changes since `since`, read under one snapshot; `stale` as for check. */
+  changes(since: Horizon): Promise<Changes | 'stale'>;
+  /** Drops the change rows older than `kept` (an interval, e.g. '1 hour'); how many. */
+  purge(kept: string): Promise<number>;
+}
+
+const CHUNK = 50_000;
+
+/** Whether the change rows `since` needs may have been purged: its xmin below the cutoff. */
+const STALE = `pg_snapshot_xmin($1::pg_snapshot) < (select c.xid from trace_change_cutoff c)`;
+/**
+ * The change rows of the transactions `$1` did not see: those in progress then (its xip list) and
+ * those begun after (at or above its xmax), each an index range of trace_change_xid, however old
+ * the oldest transaction running then (in any database of the cluster: its xmin) is.
+ */
+const UNSEEN = `trace_change t where t.xid >= pg_snapshot_xmax($1::pg_snapshot) or t.xid = any (array(select pg_snapshot_xip($1::pg_snapshot)))`;
+// Whether there is any: each part read from the index (an EXISTS could be planned as a scan of the whole log).
+const ANY_UNSEEN = `(select t.xid from trace_change t where t.xid >= pg_snapshot_xmax($1::pg_snapshot) order by t.xid limit 1) is not null
+  or (select t.xid from trace_change t where t.xid = any (array(select pg_snapshot_xip($1::pg_snapshot))) order by t.xid limit 1) is not null`;
+const CHECK = `select pg_current_snapshot()::text as horizon, ${ANY_UNSEEN} as changed, ${STALE} as stale`;
+const OPEN = `select pg_current_snapshot()::text as horizon, ${STALE} as stale`;
+const CHANGED_ANIMALS = `select distinct t.animal_id::text from ${UNSEEN}`;
+const PATHS = staysSelect('micros', 'where s.animal_id = any($1::uuid[])');
+const PURGE = 'select trace_change_purge($1::interval) as dropped';
+
+interface Row {
+  horizon: string;
+  changed: boolean;
+  stale: boolean;
+}
+
+/** The refresh's reads, the same on either database: `q` runs one statement in the open repeatable-read transaction. */
+async function readChanges(q: (sql: string, params: unknown[]) => Promise<unknown[][]>, since: Horizon, ids: Interner): Promise<Changes | 'stale'> {
+  const [opened] = await q(OPEN, [since]);
+  if (opened![1]) return 'stale';
+  const animals = (await q(CHANGED_ANIMALS, [since])).map((r) => ids.of(r[0] as string));
+  const rows = animals.length ? (await q(PATHS, [animals])).map((r) => stayOfTuple(r, ids)) : [];
+  return { horizon: opened![0] as string, animals, rows };
+}
+
+function verdict(r: Row): { horizon: Horizon } | 'changed' | 'stale' {
+  return r.stale ? 'stale' : r.changed ? 'changed' : { horizon: r.horizon };
+}
+
+/** PostgreSQL: the load by a binary COPY on a connection of the pool, in a read-only repeatable-read transaction. */
+export function pgGraphSource(pool: pg.Pool, ids = new Interner()): GraphSource {
+  async function snapshotted<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('begin isolation level repeatable read read only');
+      const result = await work(client);
+      await client.query('commit');
+      return result;
+    } catch (err) {
+      broken = err as Error;
+      throw err;
+    } finally {
+      // A connection left mid-COPY or mid-transaction is not reusable: closed, not returned.
+      client.release(broken);
+    }
+  }
+  const arrays = (client: pg.PoolClient) => async (sql: string, params: unknown[]) => (await client.query({ text: sql, values: params, rowMode: 'array', types: pg.types })).rows as unknown[][];
+  return {
+    load: (onChunk, chunk = CHUNK) =>
+      snapshotted(async (client) => {
+        const { rows } = await client.query<{ horizon: string }>({ text: 'select pg_current_snapshot()::text as horizon', types: pg.types });
+        const parser = new StayCopyParser(ids);
+        const copy = client.query(copyTo(`copy (${staysSelect('raw')}) to stdout (format binary)`));
+        let batch: GraphStay[] = [];
+        for await (const data of copy as AsyncIterable<Buffer>) {
+          parser.push(data, batch);
+          if (batch.length >= chunk) {
+            onChunk(batch);
+            batch = [];
+          }
+        }
+        if (!parser.ended) throw new Error('the stays\' COPY ended early');
+        if (batch.length) onChunk(batch);
+        return rows[0]!.horizon;
+      }),
+    async check(since) {
+      const { rows } = await pool.query<Row>({ text: CHECK, values: [since], types: pg.types });
+      return verdict(rows[0]!);
+    },
+    changes: (since) => snapshotted((client) => readChanges(arrays(client), since, ids)),
+    async purge(kept) {
+      const { rows } = await pool.query<{ dropped: number }>({ text: PURGE, values: [kept], types: pg.types });
+      return rows[0]!.dropped;
+    },
+  };
+}
+
+/** PGlite (one session): the load read by id in chunks inside one repeatable-read transaction. */
+export function pgliteGraphSource(pglite: PGlite, ids = new Interner()): GraphSource {
+  const snapshotted = <T>(work: (tx: Transaction) => Promise<T>): Promise<T> =>
+    pglite.transaction(async (tx) => {
+      await tx.exec('set transaction isolation level repeatable read');
+      return work(tx);
+    });
+  const arrays = (tx: Transaction) => async (sql: string, params: unknown[]) => (await tx.query<unknown[]>(sql, params, { rowMode: 'array' })).rows;
+  const byId = `${staysSelect('micros', 'where s.id > $1')} order by s.id limit $2`;
+  return {
+    load: (onChunk, chunk = CHUNK) =>
+      snapshotted(async (tx) => {
+        const [opened] = await arrays(tx)('select pg_current_snapshot()::text', []);
+        for (let after = -1; ; ) {
+          const rows = (await arrays(tx)(byId, [after, chunk])).map((r) => stayOfTuple(r, ids));
+          if (rows.length) onChunk(rows);
+          if (rows.length < chunk) break;
+          after = rows[rows.length - 1]!.id;
+        }
+        return opened![0] as string;
+      }),
+    async check(since) {
+      const { rows } = await pglite.query<Row>(CHECK, [since]);
+      return verdict(rows[0]!);
+    },
+    changes: (since) => snapshotted((tx) => readChanges(arrays(tx), since, ids)),
+    async purge(kept) {
+      const { rows } = await pglite.query<{ dropped: number }>(PURGE, [kept]);
+      return rows[0]!.dropped;
+    },
+  };
+}
