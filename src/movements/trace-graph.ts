@@ -15,6 +15,12 @@ import type { GraphStay } from './trace-graph.types.js';
  * Times are epoch microseconds in Float64Arrays; an open stay's `to` is NaN.
  */
 export class TraceGraph {
+  /** The overlay's size (appended plus dead stays) past which the next read rebuilds; default an eighth of the stays, at least 50,000. */
+  private readonly mergeAt: (live: number) => number;
+  constructor(options: { mergeAt?: number } = {}) {
+    const fixed = options.mergeAt;
+    this.mergeAt = fixed === undefined ? (live) => Math.max(50_000, live / 8) : () => fixed;
+  }
   private n = 0;
   private live = 0;
   private animalOf = new Int32Array(1024);
@@ -59,7 +65,7 @@ export class TraceGraph {
       pushTo(added, this.animalOf[s]!, s);
     }
     for (const [a, list] of added) this.pathOverride.set(a, this.sortedPath([...this.currentPath(a), ...list]));
-    if (this.overlaid > Math.max(50_000, this.live / 8)) this.built = false;
+    if (this.overlaid > this.mergeAt(this.live)) this.built = false;
   }
 
   /** Each named animal's stays become exactly its rows among `rows` (none: it has no stays). */
@@ -79,7 +85,7 @@ export class TraceGraph {
       fresh.get(this.animalOf[s]!)!.push(s);
     }
     for (const [a, list] of fresh) this.pathOverride.set(a, this.sortedPath(list));
-    if (this.overlaid > Math.max(50_000, this.live / 8)) this.built = false;
+    if (this.overlaid > this.mergeAt(this.live)) this.built = false;
   }
 
   /** The live stay count. */
