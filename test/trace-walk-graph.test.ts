@@ -65,7 +65,18 @@ async function traceRuns(seeds: number[], from: number, to: number, forward: boo
     now,
     rows: rows
       .filter((r) => r.stay_id !== null)
-      .map(({ now: _, ...r }) => ({ ...r, stay_id: Number(r.stay_id), ts_exposure: Number(r.ts_exposure), ts_via: r.ts_via === null ? null : Number(r.ts_via) })),
+      .map((r) => ({
+        animal_id: r.animal_id,
+        control_unit_id: r.control_unit_id,
+        establishment_id: r.establishment_id,
+        stay_id: Number(r.stay_id),
+        ts_exposure: Number(r.ts_exposure),
+        int_hops: r.int_hops,
+        via_animal_id: r.via_animal_id,
+        via_control_unit_id: r.via_control_unit_id,
+        ts_via: r.ts_via === null ? null : Number(r.ts_via),
+        bl_seed: r.bl_seed,
+      })),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { GraphStay } from './trace-graph.types.js';
+import { UuidTable } from './uuid-table.js';
 
 /**
  * Every stay of the herd in memory, for the outbreak walk (src/movements/trace-walk.ts;
@@ -31,10 +32,12 @@ export class TraceGraph {
   private toOf = new Float64Array(1024);
   private idOf = new Float64Array(1024);
   private dead = new Uint8Array(1024);
-  private readonly animals = new Interner();
-  private readonly units = new Interner();
-  private readonly establishments = new Interner();
-  private readonly vehicles = new Interner();
+  /** Each stay's position in its animal's path array (`path`): the walk steps to the next or previous stay in O(1). */
+  private pathPos = new Int32Array(1024);
+  private readonly animals = new UuidTable();
+  private readonly units = new UuidTable();
+  private readonly establishments = new UuidTable();
+  private readonly vehicles = new UuidTable();
 
   // The indexes (valid when `built`), CSR: offsets by key, stay indexes.
   private built = false;
@@ -64,7 +67,7 @@ export class TraceGraph {
       this.overlay(s);
       pushTo(added, this.animalOf[s]!, s);
     }
-    for (const [a, list] of added) this.pathOverride.set(a, this.sortedPath([...this.currentPath(a), ...list]));
+    for (const [a, list] of added) this.setPath(a, this.sortedPath([...this.currentPath(a), ...list]));
     if (this.overlaid > this.mergeAt(this.live)) this.built = false;
   }
 
@@ -84,7 +87,7 @@ export class TraceGraph {
       this.overlay(s);
       fresh.get(this.animalOf[s]!)!.push(s);
     }
-    for (const [a, list] of fresh) this.pathOverride.set(a, this.sortedPath(list));
+    for (const [a, list] of fresh) this.setPath(a, this.sortedPath(list));
     if (this.overlaid > this.mergeAt(this.live)) this.built = false;
   }
 
@@ -93,9 +96,19 @@ export class TraceGraph {
     return this.live;
   }
 
-  /** The bytes the columns and indexes hold (typed arrays only; the uuid tables apart). */
+  /** Uuid order of two animals (PostgreSQL's: `order by src`). */
+  compareAnimals(a: number, b: number): number {
+    return this.animals.compare(a, b);
+  }
+
+  /** The bytes of the uuid tables (16 bytes a uuid and its hash slots). */
+  get uuidBytes(): number {
+    return this.animals.bytes + this.units.bytes + this.establishments.bytes + this.vehicles.bytes;
+  }
+
+  /** The bytes the columns and indexes hold (typed arrays; the uuid tables apart). */
   get bytes(): number {
-    const arrays = [this.animalOf, this.unitOf, this.establishmentOf, this.vehicleOf, this.fromOf, this.toOf, this.idOf, this.dead, this.unitOffsets, this.unitOpen, this.unitSpan, this.unitStays, this.pathOffsets, this.pathStays, this.vehicleOffsets, this.vehicleStays];
+    const arrays = [this.animalOf, this.unitOf, this.establishmentOf, this.vehicleOf, this.fromOf, this.toOf, this.idOf, this.dead, this.pathPos, this.unitOffsets, this.unitOpen, this.unitSpan, this.unitStays, this.pathOffsets, this.pathStays, this.vehicleOffsets, this.vehicleStays];
     return arrays.reduce((sum, a) => sum + a.byteLength, 0);
   }
 
@@ -124,6 +137,9 @@ export class TraceGraph {
   }
   stayId(s: number): number {
     return this.idOf[s]!;
+  }
+  establishmentIndex(uuid: string): number | undefined {
+    return this.establishments.find(uuid);
   }
   animalIndex(uuid: string): number | undefined {
     return this.animals.find(uuid);
@@ -167,7 +183,7 @@ export class TraceGraph {
   pathStart = 0;
   pathEnd = 0;
   path(animal: number): Int32Array {
-    const override = this.pathOverride.get(animal);
+    const override = this.pathOverride.size === 0 ? undefined : this.pathOverride.get(animal);
     if (override) {
       this.pathStart = 0;
       this.pathEnd = override.length;
@@ -176,6 +192,16 @@ export class TraceGraph {
     this.pathStart = animal + 1 < this.pathOffsets.length ? this.pathOffsets[animal]! : 0;
     this.pathEnd = animal + 1 < this.pathOffsets.length ? this.pathOffsets[animal + 1]! : 0;
     return this.pathStays;
+  }
+
+  /** The stay's position in the array `path` returns for its animal. */
+  pathAt(s: number): number {
+    return this.pathPos[s]!;
+  }
+
+  private setPath(a: number, path: Int32Array): void {
+    this.pathOverride.set(a, path);
+    for (let i = 0; i < path.length; i++) this.pathPos[path[i]!] = i;
   }
 
   /**
@@ -289,6 +315,7 @@ export class TraceGraph {
     this.pathOffsets = paths.offsets;
     this.pathStays = paths.items;
     for (let a = 0; a < this.animals.size; a++) sortPath(this.pathStays, this.pathOffsets[a]!, this.pathOffsets[a + 1]!, this);
+    for (let i = 0; i < this.pathStays.length; i++) this.pathPos[this.pathStays[i]!] = i;
     const withVehicle = byFrom.filter((s) => this.vehicleOf[s]! >= 0);
     const vehicles = countingSort(withVehicle, this.vehicles.size, (s) => this.vehicleOf[s]!, this.dead);
     this.vehicleOffsets = vehicles.offsets;
@@ -364,6 +391,7 @@ export class TraceGraph {
     this.toOf = copy(this.toOf, (c) => new Float64Array(c));
     this.idOf = copy(this.idOf, (c) => new Float64Array(c));
     this.dead = copy(this.dead, (c) => new Uint8Array(c));
+    this.pathPos = copy(this.pathPos, (c) => new Int32Array(c));
   }
 
   /** Drops the dead stays (renumbering the rest) and trims the columns to the live count. */
@@ -389,30 +417,6 @@ export class TraceGraph {
   /** Trims the columns to the stay count (after the initial load: growth leaves up to a third unused). */
   trim(): void {
     this.grow(Math.max(1024, this.n));
-  }
-}
-
-/** Uuids as dense ints and back. */
-class Interner {
-  private readonly index = new Map<string, number>();
-  private readonly names: string[] = [];
-  get size(): number {
-    return this.names.length;
-  }
-  intern(name: string): number {
-    let i = this.index.get(name);
-    if (i === undefined) {
-      i = this.names.length;
-      this.index.set(name, i);
-      this.names.push(name);
-    }
-    return i;
-  }
-  find(name: string): number | undefined {
-    return this.index.get(name);
-  }
-  name(i: number): string {
-    return this.names[i]!;
   }
 }
 
@@ -468,7 +472,7 @@ function sortPath(a: Int32Array, start: number, end: number, graph: TraceGraph):
 }
 
 /** Stable counting sort of `order` by an int key in [0, keys), leaving out dead stays: CSR offsets and items. */
-function countingSort(order: Int32Array, keys: number, keyOfStay: (s: number) => number, dead: Uint8Array): { offsets: Int32Array; items: Int32Array } {
+function countingSort(order: Int32Array, keys: number, keyOfStay: (s: number) => number, dead: Uint8Array): { offsets: Int32Array<ArrayBuffer>; items: Int32Array<ArrayBuffer> } {
   const offsets = new Int32Array(keys + 1);
   let live = 0;
   for (let i = 0; i < order.length; i++) {

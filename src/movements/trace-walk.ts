@@ -113,15 +113,15 @@ class Rows {
     const n = this.animal.length;
     return {
       length: n,
-      animal: this.animal.data.slice(0, n),
-      unit: this.unit.data.slice(0, n),
-      establishment: this.establishment.data.slice(0, n),
-      stay: this.stay.data.slice(0, n),
-      exposure: this.exposure.data.slice(0, n),
-      hops: this.hops.data.slice(0, n),
-      viaAnimal: this.viaAnimal.data.slice(0, n),
-      viaUnit: this.viaUnit.data.slice(0, n),
-      viaTime: this.viaTime.data.slice(0, n),
+      animal: this.animal.data.subarray(0, n),
+      unit: this.unit.data.subarray(0, n),
+      establishment: this.establishment.data.subarray(0, n),
+      stay: this.stay.data.subarray(0, n),
+      exposure: this.exposure.data.subarray(0, n),
+      hops: this.hops.data.subarray(0, n),
+      viaAnimal: this.viaAnimal.data.subarray(0, n),
+      viaUnit: this.viaUnit.data.subarray(0, n),
+      viaTime: this.viaTime.data.subarray(0, n),
       seed: Uint8Array.from(this.seed.data.subarray(0, n)),
     };
   }
@@ -287,7 +287,7 @@ class Walk {
         continue;
       }
       const bx = this.rBestX.data[r]!;
-      if ((this.fwd ? x < bx : x > bx) || (x === bx && this.graph.animalId(src) < this.graph.animalId(this.rBestSrc.data[r]!))) {
+      if ((this.fwd ? x < bx : x > bx) || (x === bx && this.graph.compareAnimals(src, this.rBestSrc.data[r]!) < 0)) {
         this.rBestX.data[r] = x;
         this.rBestSrc.data[r] = src;
       }
@@ -445,9 +445,8 @@ class Walk {
   /** The stay after s in its animal's path, -1 if none. */
   private nextStay(s: number): number {
     const path = this.graph.path(this.graph.stayAnimal(s));
-    const end = this.graph.pathEnd;
-    for (let i = this.graph.pathStart; i < end; i++) if (path[i] === s) return i + 1 < end ? path[i + 1]! : -1;
-    return -1;
+    const i = this.graph.pathAt(s);
+    return i + 1 < this.graph.pathEnd ? path[i + 1]! : -1;
   }
 
   /** Forward: the presences newly exposed in round k sent on (to their vehicle, or their next stay), and the paths past the window. */
@@ -475,8 +474,7 @@ class Walk {
         }
         const path = g.path(animal);
         const pathEnd = g.pathEnd;
-        let at = g.pathStart;
-        while (at < pathEnd && path[at] !== s) at++;
+        const at = g.pathAt(s);
         const next = at + 1 < pathEnd ? path[at + 1]! : -1;
         if (next >= 0 && vehicle < 0 && g.stayFrom(next) <= q.to) this.toUnits.push(g.stayUnit(next), g.stayFrom(next), animal);
         let clear = true;
@@ -508,8 +506,7 @@ class Walk {
         const animal = g.stayAnimal(s);
         const path = g.path(animal);
         const start = g.pathStart;
-        let at = start;
-        while (at < g.pathEnd && path[at] !== s) at++;
+        const at = g.pathAt(s);
         const before = at - 1 >= start ? path[at - 1]! : -1;
         if (from >= q.from) {
           if (before < 0) continue;
@@ -615,8 +612,7 @@ class Walk {
       const path = g.path(a);
       const start = g.pathStart;
       const end = g.pathEnd;
-      let at = start;
-      while (at < end && path[at] !== stay) at++;
+      const at = g.pathAt(stay);
       if (fwd) {
         for (let j = at + 1; j < end; j++) {
           const hops = base + (j - at);
