@@ -17,6 +17,7 @@ import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import type { Service } from '../src/server.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve } from './support.js';
 import { generateTraceData, TRACE_SCRATCH } from './trace-data.js';
@@ -26,10 +27,10 @@ const ESTABLISHMENTS = Number(process.env.BENCH_TRACE_ESTABLISHMENTS ?? 20_000);
 const PASSWORD = 'bench-password-1';
 const RUNS = Number(process.env.BENCH_TRACE_RUNS ?? 5);
 const DAY = 86_400_000;
-const EPOCH = Date.UTC(2024, 0, 1);
+export const EPOCH = Date.UTC(2024, 0, 1);
 /** The history covers 1,000 days from the epoch (to late 2026); the forward trace's 90 days end 200 days before that. */
 const HORIZON = 1000;
-const WINDOW: [number, number] = [710, 800];
+export const WINDOW: [number, number] = [710, 800];
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 /** The machine's load average (1, 5, 15 minutes), printed beside each figure: the machine is shared. */
@@ -70,14 +71,23 @@ async function generate(service: Service): Promise<{ hubEstablishment: string; s
       ` ${(counts!.riders / Math.max(1, counts!.trucks)).toFixed(1)} riders per load; ${counts!.full.toLocaleString('en')} loads of 20 or more carry ${Math.round((100 * counts!.full_riders) / Math.max(1, counts!.riders))}% of the rides)` +
       ` in ${seconds(generated)} (+ ${seconds(performance.now() - started)} vacuum and analyze); ${allVisible} ${load()}`,
   );
-  // The hub: the first auction of region 0. The victim: an animal slaughtered after a full life (5 stays) within the window's last days.
-  const [hub] = await em.execute<{ id: string }[]>(`select id from bench_est where kind = 'A' order by g limit 1`);
-  const [victim] = await em.execute<{ animal_id: string; t_end: number }[]>(
-    `select l.animal_id, l.t_end from bench_last l where l.kind = 'S' and l.ended and l.t_end between ${WINDOW[1] - 10} and ${WINDOW[1]}
-        and (select count(*) from animal_stay s where s.animal_id = l.animal_id) = 5 order by l.n limit 1`,
-  );
+  const questions = await benchSeeds((sql) => em.execute(sql));
   // Kept with the database (BENCH_KEEP_DATABASE=1) for looking at the shape.
   if (process.env.BENCH_KEEP_DATABASE !== '1') for (const table of TRACE_SCRATCH) await em.execute(`drop table ${table}`);
+  return questions;
+}
+
+/**
+ * The bench's seeds, from its scratch tables (kept by BENCH_KEEP_DATABASE=1): the hub, the first
+ * auction of region 0; the victim, an animal slaughtered after a full life (5 stays) within the
+ * window's last days; the windows (bench/trace-graph.bench.ts asks the same questions).
+ */
+export async function benchSeeds(query: (sql: string) => Promise<unknown[]>): Promise<{ hubEstablishment: string; slaughtered: string; window: [string, string]; victimWindow: [string, string] }> {
+  const [hub] = (await query(`select id from bench_est where kind = 'A' order by g limit 1`)) as { id: string }[];
+  const [victim] = (await query(
+    `select l.animal_id, l.t_end from bench_last l where l.kind = 'S' and l.ended and l.t_end between ${WINDOW[1] - 10} and ${WINDOW[1]}
+        and (select count(*) from animal_stay s where s.animal_id = l.animal_id) = 5 order by l.n limit 1`,
+  )) as { animal_id: string; t_end: number }[];
   const at = (days: number) => new Date(EPOCH + days * DAY).toISOString();
   return { hubEstablishment: hub!.id, slaughtered: victim!.animal_id, window: [at(WINDOW[0]), at(WINDOW[1])], victimWindow: [at(victim!.t_end - 90), at(victim!.t_end)] };
 }
@@ -220,7 +230,7 @@ async function measure(url: string, token: string, label: string, body: Record<s
   );
 }
 
-exitWhenDone(async () => {
+async function main(): Promise<void> {
   const pgUrl = process.env.DATABASE_URL;
   if (!pgUrl) {
     console.log('bench:trace needs PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
@@ -242,4 +252,7 @@ exitWhenDone(async () => {
     const token = await authority(service, url);
     for (const [label, q] of questions) await measure(url, token, label, q);
   });
-});
+}
+
+// Run as a script (bench/trace-graph.bench.ts imports its seeds).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) exitWhenDone(main);

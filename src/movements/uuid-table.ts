@@ -1,0 +1,155 @@
+/**
+ * Uuids interned as dense ints (0, 1, 2… in the order first seen), stored as their 16 bytes: the
+ * in-memory trace graph holds a million animals, and a Map of strings costs about 150 bytes a uuid
+ * and a string hash per lookup; here a lookup parses the 32 hex digits and probes an open-addressing
+ * table (24 bytes a uuid, table included). A name that is not a canonical uuid is kept as a string
+ * beside them (same numbering). `compare` is uuid order (PostgreSQL's: the bytes, unsigned).
+ */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX[48 + i] = i;
+for (let i = 0; i < 6; i++) HEX[97 + i] = HEX[65 + i] = 10 + i;
+const DIGITS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+export class UuidTable {
+  private words = new Uint32Array(4 * 1024);
+  private slots = new Int32Array(2048).fill(-1);
+  private count = 0;
+  private readonly others = new Map<string, number>();
+  private readonly otherNames = new Map<number, string>();
+  // The last parse (fields: no array per lookup).
+  private w0 = 0;
+  private w1 = 0;
+  private w2 = 0;
+  private w3 = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  // The last name interned: a driver's rows come by id, and one animal's stays often follow each other.
+  private lastName = '';
+  private lastIndex = -1;
+
+  intern(name: string): number {
+    if (name === this.lastName) return this.lastIndex;
+    const index = this.internNew(name);
+    this.lastName = name;
+    this.lastIndex = index;
+    return index;
+  }
+
+  private internNew(name: string): number {
+    const found = this.find(name);
+    if (found !== undefined) return found;
+    const i = this.count++;
+    if (!this.parse(name)) {
+      this.others.set(name, i);
+      this.otherNames.set(i, name);
+      this.store(i, 0, 0, 0, 0);
+      return i;
+    }
+    this.store(i, this.w0, this.w1, this.w2, this.w3);
+    if (2 * this.count > this.slots.length) this.rehash(this.slots.length * 2);
+    else this.place(i);
+    return i;
+  }
+
+  find(name: string): number | undefined {
+    if (!this.parse(name)) return this.others.get(name);
+    const mask = this.slots.length - 1;
+    for (let h = this.hash(this.w0, this.w1, this.w2, this.w3) & mask; ; h = (h + 1) & mask) {
+      const i = this.slots[h]!;
+      if (i < 0) return undefined;
+      const w = this.words;
+      if (w[4 * i] === this.w0 && w[4 * i + 1] === this.w1 && w[4 * i + 2] === this.w2 && w[4 * i + 3] === this.w3 && !this.otherNames.has(i)) return i;
+    }
+  }
+
+  name(i: number): string {
+    const other = this.otherNames.get(i);
+    if (other !== undefined) return other;
+    const w = this.words;
+    let s = '';
+    for (let k = 0; k < 16; k++) {
+      if (k === 4 || k === 6 || k === 8 || k === 10) s += '-';
+      s += DIGITS[(w[4 * i + (k >> 2)]! >>> (24 - 8 * (k & 3))) & 0xff]!;
+    }
+    return s;
+  }
+
+  /** Uuid order (negative: i first). */
+  compare(i: number, j: number): number {
+    if (this.otherNames.size > 0 && (this.otherNames.has(i) || this.otherNames.has(j))) {
+      const a = this.name(i);
+      const b = this.name(j);
+      return a < b ? -1 : a > b ? 1 : 0;
+    }
+    const w = this.words;
+    for (let k = 0; k < 4; k++) {
+      const d = w[4 * i + k]! - w[4 * j + k]!;
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+
+  get bytes(): number {
+    return this.words.byteLength + this.slots.byteLength;
+  }
+
+  /** Parses a canonical uuid (8-4-4-4-12 hex digits, either case) into w0..w3. */
+  private parse(name: string): boolean {
+    if (name.length !== 36 || name.charCodeAt(8) !== 45 || name.charCodeAt(13) !== 45 || name.charCodeAt(18) !== 45 || name.charCodeAt(23) !== 45) return false;
+    let word = 0;
+    let digits = 0;
+    for (let p = 0; p < 36; p++) {
+      if (p === 8 || p === 13 || p === 18 || p === 23) continue;
+      const c = name.charCodeAt(p);
+      const v = c < 128 ? HEX[c]! : -1;
+      if (v < 0) return false;
+      word = (word << 4) | v;
+      digits++;
+      if ((digits & 7) === 0) {
+        const u = word >>> 0;
+        if (digits === 8) this.w0 = u;
+        else if (digits === 16) this.w1 = u;
+        else if (digits === 24) this.w2 = u;
+        else this.w3 = u;
+        word = 0;
+      }
+    }
+    return true;
+  }
+
+  private hash(a: number, b: number, c: number, d: number): number {
+    let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 15) ^ b, 0xc2b2ae35);
+    h = Math.imul(h ^ (h >>> 13) ^ c, 0x27d4eb2f);
+    h = Math.imul(h ^ (h >>> 16) ^ d, 0x165667b1);
+    return (h ^ (h >>> 15)) >>> 0;
+  }
+
+  private store(i: number, a: number, b: number, c: number, d: number): void {
+    if (4 * i + 4 > this.words.length) {
+      const grown = new Uint32Array(this.words.length * 2);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    this.words[4 * i] = a;
+    this.words[4 * i + 1] = b;
+    this.words[4 * i + 2] = c;
+    this.words[4 * i + 3] = d;
+  }
+
+  private place(i: number): void {
+    const w = this.words;
+    const mask = this.slots.length - 1;
+    let h = this.hash(w[4 * i]!, w[4 * i + 1]!, w[4 * i + 2]!, w[4 * i + 3]!) & mask;
+    while (this.slots[h]! >= 0) h = (h + 1) & mask;
+    this.slots[h] = i;
+  }
+
+  private rehash(size: number): void {
+    this.slots = new Int32Array(size).fill(-1);
+    for (let i = 0; i < this.count; i++) if (!this.otherNames.has(i)) this.place(i);
+  }
+}
