@@ -69,6 +69,12 @@ const schema = z.object({
   MAIL_FROM: z.string().default('no-reply@livestock.local'),
   PUBLIC_URL: z.string().url().default('http://localhost:4000'),
   TRUST_PROXY: bool.default(false),
+  /**
+   * The trace walks a graph of every stay kept in this process (docs/decisions/trace.md, "The walk
+   * in memory"; about 50 bytes a stay: 250 MB at a million animals), loaded at start and refreshed
+   * before each walk; false: the walk runs in PostgreSQL (`trace_runs`), with no memory held.
+   */
+  TRACE_GRAPH: bool.default(true),
   /** Adds X-SQL-Statements to every response: for tests and benchmarks, not for production. */
   EXPOSE_SQL_STATEMENTS: bool.default(false),
   /** Keeps authenticated actors per process, forgotten on every instance when they change (src/identity/actor-cache.ts). */

@@ -29,6 +29,10 @@ import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, isUploadRoute, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
+import { TraceGraph } from './movements/trace-graph.js';
+import { MemoryTraceGraph } from './movements/trace-graph.memory.js';
+import { openGraphSource } from './movements/trace-graph.open.js';
+import { TraceGraphStore } from './movements/trace-graph.store.js';
 import { startEventsOut } from './outbox/events-out.js';
 import { LiveHub } from './outbox/live.js';
 import { TRACE_CHANNEL } from './movements/trace-progress.js';
@@ -92,6 +96,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
     await loadCountiesIfEmpty(orm.em.fork(), log);
     await ensureAdministrator(orm.em.fork(), core, config, log);
   });
+  // After the migrations (the change log's triggers): the trace's graph loads in the background.
+  if (config.TRACE_GRAPH) core.trace.useGraph(new MemoryTraceGraph(new TraceGraphStore(await openGraphSource(orm, config), () => new TraceGraph()), log));
   // After the migrations (their triggers say what changed): the actor cache is on while this listens.
   const pglite = await pgliteOf(orm, config);
   const actorListener: ActorListener | null = !config.ACTOR_CACHE

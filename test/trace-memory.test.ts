@@ -65,12 +65,14 @@ describe('the walk in memory answers what the walk in SQL answers', () => {
           };
           const actor = await app.service.core.auth.authenticate(db, callers[who]!);
           const page = { int_max_results: 5000 };
+          const walks = app.service.core.trace.walksInMemory;
           // Each path walks: no stored answer of the other is reused.
           await app.service.orm.em.fork().execute('delete from trace_run');
           const inMemory = await app.service.core.trace.trace(db, actor, input, page).catch((e: Error) => e);
           await app.service.orm.em.fork().execute('delete from trace_run');
           const inSql = await sql.trace(db, actor, input, page).catch((e: Error) => e);
           expect(inMemory).toEqual(inSql);
+          if (!(inSql instanceof Error)) expect(app.service.core.trace.walksInMemory).toBe(walks + (direction === 'BOTH' ? 2 : 1));
         },
       ),
       { numRuns: 30 },
@@ -87,7 +89,9 @@ describe('the walk in memory answers what the walk in SQL answers', () => {
     await em.execute(`insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at) values (?, 'BOVINE', 'MALE', ?, ?)`, [newcomer, units[0], at(0)]);
     await em.execute('insert into animal_stay (animal_id, control_unit_id, establishment_id, ts_from, ts_to) values (?, ?, ?, ?, ?)', [newcomer, units[0], places[0]!.unit.establishmentId, at(300), at(310)]);
     await em.execute('delete from trace_run');
+    const walks = app.service.core.trace.walksInMemory;
     const answer = await app.service.core.trace.trace(db, actor, { control_unit_id: units[0], ts_from: at(305), ts_to: at(306), str_direction: 'FORWARD' }, null);
+    expect(app.service.core.trace.walksInMemory).toBe(walks + 1);
     expect(answer.data.map((a) => a.animal_id)).toContain(newcomer);
   });
 });

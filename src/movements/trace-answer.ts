@@ -13,7 +13,8 @@ export interface ReachedRows {
   animal: Int32Array;
   unit: Int32Array;
   establishment: Int32Array;
-  stay: Int32Array;
+  /** The stay, as `names.stayId` reads it (the walk in memory hands over the ids themselves). */
+  stay: Int32Array | Float64Array;
   exposure: Float64Array;
   hops: Int32Array;
   viaAnimal: Int32Array;

@@ -19,7 +19,9 @@ export interface MemoryGraph extends ReachedNames {
 
 /** Where the trace finds the graph: null while its first load runs (the walk then runs in SQL). */
 export interface MemoryGraphSource {
-  current(db: Db): Promise<MemoryGraph | null>;
+  current(): Promise<MemoryGraph | null>;
+  /** How many walks ran on the graph. */
+  readonly walks: number;
   /** Settles once the first load has ended (loaded, or failed: the walk then stays in SQL). */
   ready(): Promise<void>;
 }
@@ -44,7 +46,7 @@ export function concatReached(parts: ReachedRows[]): ReachedRows {
     animal: join((p) => p.animal, ints),
     unit: join((p) => p.unit, ints),
     establishment: join((p) => p.establishment, ints),
-    stay: join((p) => p.stay, ints),
+    stay: join((p) => Float64Array.from(p.stay.subarray(0, p.length)), reals),
     exposure: join((p) => p.exposure, reals),
     hops: join((p) => p.hops, ints),
     viaAnimal: join((p) => p.viaAnimal, ints),

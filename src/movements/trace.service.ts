@@ -55,8 +55,18 @@ export class TraceService {
    */
   constructor(
     private readonly progress: TraceProgress | null = null,
-    private readonly graph: MemoryGraphSource | null = null,
+    private graph: MemoryGraphSource | null = null,
   ) {}
+
+  /** The graph in memory, once the database is open (src/server.ts). */
+  useGraph(graph: MemoryGraphSource | null): void {
+    this.graph = graph;
+  }
+
+  /** How many walks ran in memory (0 without a graph). */
+  get walksInMemory(): number {
+    return this.graph?.walks ?? 0;
+  }
 
   /** Settles once the graph in memory has loaded (at once without one). */
   ready(): Promise<void> {
@@ -148,7 +158,7 @@ export class TraceService {
       if (!found.seen) throw DomainError.field(seen.field, seen.field === 'animal_id' ? 'no such animal' : seen.field === 'control_unit_id' ? 'no such control unit' : 'no such establishment');
       started();
       if (found.run) return { run: found.run, reused: true };
-      const graph = await this.graph?.current(db);
+      const graph = await this.graph?.current();
       return { run: graph ? await traceRunInMemory(db, graph, q, found.version, newId(), key) : await traceRun(db, q, newId(), key), reused: false };
     });
     if (scope) {

@@ -1,0 +1,62 @@
+import type { Logger } from '../shared/logger.js';
+import type { ReachedRows } from './trace-answer.js';
+import { TraceGraph } from './trace-graph.js';
+import type { TraceGraphStore } from './trace-graph.store.js';
+import type { MemoryGraph, MemoryGraphSource, MemoryWalkQuestion } from './trace-memory.js';
+import { walkGraph } from './trace-walk.js';
+
+/**
+ * The trace's graph of every stay in this process (docs/decisions/trace.md, "The walk in memory"):
+ * loaded once in the background at start (until then, and if the load fails, the walk runs in
+ * SQL), then refreshed to the committed data before each walk (`TraceGraphStore`).
+ */
+export class MemoryTraceGraph implements MemoryGraphSource {
+  private loaded = false;
+  /** How many walks ran on the graph (operators, tests). */
+  walks = 0;
+  private readonly first: Promise<void>;
+
+  constructor(
+    private readonly store: TraceGraphStore<TraceGraph>,
+    log: Logger,
+  ) {
+    const started = Date.now();
+    this.first = store.load().then(
+      () => {
+        this.loaded = true;
+        log.info({ ms: Date.now() - started }, 'trace graph loaded');
+      },
+      (err: unknown) => log.error({ err }, 'trace graph not loaded: the trace walks in SQL'),
+    );
+  }
+
+  ready(): Promise<void> {
+    return this.first;
+  }
+
+  async current(): Promise<MemoryGraph | null> {
+    if (!this.loaded) return null;
+    const graph = await this.store.current();
+    return {
+      animalId: (i) => graph.animalId(i),
+      unitId: (i) => graph.unitId(i),
+      establishmentId: (i) => graph.establishmentId(i),
+      // The rows carry stay ids, not indexes: a stay's index lasts only until the graph's next change,
+      // which another request's refresh may make while this answer is stored.
+      stayId: (id) => id,
+      walk: (q) => {
+        this.walks++;
+        return walkOnce(graph, q);
+      },
+    };
+  }
+}
+
+/** One direction's walk, its stays named by id at once (synchronously, while their indexes hold). */
+function walkOnce(graph: TraceGraph, q: MemoryWalkQuestion): ReachedRows {
+  const seeds = graph.seedStays(q.place, q.from, q.to, q.now);
+  const rows = walkGraph(graph, { seeds, from: q.from, to: q.to, forward: q.forward, maxHops: q.maxHops, now: q.now });
+  const stay = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) stay[i] = graph.stayId(rows.stay[i]!);
+  return { ...rows, stay };
+}
