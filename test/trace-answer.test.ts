@@ -72,7 +72,7 @@ function columnar(rows: WalkRow[]) {
     viaTime: Float64Array.from(rows, (r) => (r.us_via === null ? NaN : Number(r.us_via))),
     seed: Uint8Array.from(rows, (r) => (r.bl_seed ? 1 : 0)),
   };
-  const names = { animalId: (i: number) => tables.animal[i]!, unitId: (i: number) => tables.unit[i]!, establishmentId: (i: number) => tables.establishment[i]!, stayId: (i: number) => tables.stay[i]! };
+  const names = { animalId: (i: number) => tables.animal[i]!, unitId: (i: number) => tables.unit[i]!, establishmentId: (i: number) => tables.establishment[i]!, stayId: (i: number) => tables.stay[i]!, compareAnimals: (a: number, b: number) => (tables.animal[a]! < tables.animal[b]! ? -1 : tables.animal[a]! > tables.animal[b]! ? 1 : 0) };
   return { reached, names };
 }
 

@@ -5,8 +5,8 @@ import { RUN_KEPT } from './trace.reader.js';
 
 /**
  * The rows of the walk in memory (`trace_runs`' columns, one row per reached presence), columnar:
- * the animal, unit, establishment and stay as the graph's indexes (`-1`: null; a ride has no unit
- * nor establishment), times in epoch microseconds (`NaN`: null).
+ * the animal, unit and establishment as the graph's indexes (`-1`: null; a ride has no unit nor
+ * establishment), times in epoch microseconds (`NaN`: null).
  */
 export interface ReachedRows {
   length: number;
@@ -23,12 +23,13 @@ export interface ReachedRows {
   seed: Uint8Array;
 }
 
-/** The graph's indexes back to the database's ids. */
+/** The graph's indexes back to the database's ids, and the animals' order as the database orders their uuids. */
 export interface ReachedNames {
   animalId(animal: number): string;
   unitId(unit: number): string;
   establishmentId(establishment: number): string;
   stayId(stay: number): number;
+  compareAnimals(a: number, b: number): number;
 }
 
 /** An instant in epoch microseconds as ISO text with its microseconds (timestamptz's resolution). */
@@ -42,199 +43,240 @@ export function isoMicros(us: number): string {
 /** The time as JSON gives it back (milliseconds, as the database's timestamptz read into a Date). */
 const dateOf = (us: number): Date => new Date(Math.floor(us / 1000));
 
+/** A PostgreSQL array literal of elements that need no quoting (uuids, numbers, ISO times, booleans); null as NULL. */
+const arrayLiteral = (list: readonly (string | number | null)[]): string => `{${list.map((x) => (x === null ? 'NULL' : x)).join(',')}}`;
+
+/** One past the largest index in the first `n` entries (0 when all are -1). */
+function bound(n: number, ...columns: Int32Array[]): number {
+  let max = -1;
+  for (const c of columns) for (let i = 0; i < n; i++) if (c[i]! > max) max = c[i]!;
+  return max + 1;
+}
+
 /**
  * Stores the answer the caller may see of a walk done in memory: the same rows and contact chain as
- * `traceRun`'s storing statement over `trace_runs` (the rules are written there), computed here in
- * one pass over the walk's rows, with the database asked only what it alone knows: which of the
- * reached units the caller sees (one statement), which animals it may read where no seen unit says
- * so (their stays' holder columns, one statement, skipped when none), the establishments' names,
- * statuses and visibility with the GTA of each shown holding's leg (one statement), then the stored
- * answer (one statement). `latest`: backward (the last exposure of each holding, not the first).
+ * `traceRun`'s storing statement over `trace_runs` (its rules are written there; test/trace-answer.test.ts
+ * holds the two equal), computed here in passes over the walk's rows with typed arrays, the database
+ * asked only what it alone knows: which of the reached units the caller sees (one statement), which
+ * animals it may read where no seen unit says so (their stays' holder columns, one statement,
+ * skipped when none), the holdings' names, statuses, visibility and legs' GTA (one statement), then
+ * the stored answer (one statement). The arrays go as array literals built here (pg's own
+ * serialization escapes element by element: seconds for a quarter of a million animals).
  */
 export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: ReachedRows, names: ReachedNames, version: DataVersion, id: string, key: string): Promise<TraceRun> {
   const latest = q.direction === 'BACKWARD';
   const n = reached.length;
-  const { animal, unit, establishment, exposure, hops, viaAnimal, viaTime, seed } = reached;
+  const { animal, unit, establishment, exposure, hops, viaAnimal, seed } = reached;
+  const animals = bound(n, animal, viaAnimal);
+  const units = bound(n, unit, reached.viaUnit);
 
-  // Each animal's entry: its fewest moves, a seed first, then the earliest exposure (then the contact's animal, the unit, the stay: the statement's order),
-  // among its rows that are a seed or a contact with another animal.
-  const ids = idOrder(names);
-  const entryOf = new Map<number, number>();
+  // Each animal's entry: its fewest moves, a seed first, then the earliest exposure (then the contact's animal, the unit, the stay: the
+  // statement's order), among its rows that are a seed or a contact with another animal.
+  const ties = tieBreaks(names, reached);
+  const entry = new Int32Array(animals).fill(-1);
   for (let i = 0; i < n; i++) {
     if (!seed[i] && (viaAnimal[i] === -1 || viaAnimal[i] === animal[i])) continue;
-    const j = entryOf.get(animal[i]!);
+    const j = entry[animal[i]!]!;
     const better =
-      j === undefined ||
-      (hops[i] !== hops[j] ? hops[i]! < hops[j]! : seed[i] !== seed[j] ? seed[i] === 1 : exposure[i] !== exposure[j] ? exposure[i]! < exposure[j]! : ids.after(j, i, reached));
-    if (better) entryOf.set(animal[i]!, i);
+      j === -1 || (hops[i] !== hops[j] ? hops[i]! < hops[j]! : seed[i] !== seed[j] ? seed[i] === 1 : exposure[i] !== exposure[j] ? exposure[i]! < exposure[j]! : ties.entryBefore(i, j));
+    if (better) entry[animal[i]!] = i;
   }
 
-  // The reached units the caller sees.
-  const establishmentOfUnit = new Map<number, number>();
-  for (let i = 0; i < n; i++) if (unit[i] !== -1 && !establishmentOfUnit.has(unit[i]!)) establishmentOfUnit.set(unit[i]!, establishment[i]!);
-  const reachedUnits = [...establishmentOfUnit.keys()];
-  const seenUnits = await seenOf(db, q, reachedUnits, names, establishmentOfUnit);
+  // The reached units (with their establishment) and those the caller sees.
+  const establishmentOfUnit = new Int32Array(units).fill(-1);
+  for (let i = 0; i < n; i++) if (unit[i] !== -1) establishmentOfUnit[unit[i]!] = establishment[i]!;
+  const seen = await seenOf(db, q, establishmentOfUnit, names);
 
-  // An animal entered on a vehicle is seen when another of its reached rows is at a seen unit.
-  const ridersSeen = new Set<number>();
-  for (let i = 0; i < n; i++) if (unit[i] !== -1 && seenUnits.has(unit[i]!)) { const e = entryOf.get(animal[i]!); if (e !== undefined && unit[e] === -1) ridersSeen.add(animal[i]!); }
-  const seenAtUnit = (a: number, e: number) => (unit[e] !== -1 ? seenUnits.has(unit[e]!) : ridersSeen.has(a));
+  // An animal entered on a vehicle is vouched for when another of its reached rows is at a seen unit.
+  const riderSeen = new Uint8Array(animals);
+  for (let i = 0; i < n; i++) {
+    if (unit[i] === -1 || !seen[unit[i]!]) continue;
+    const e = entry[animal[i]!]!;
+    if (e !== -1 && unit[e] === -1) riderSeen[animal[i]!] = 1;
+  }
+  const vouched = (a: number) => {
+    const e = entry[a]!;
+    return e !== -1 && (unit[e] !== -1 ? seen[unit[e]!] === 1 : riderSeen[a] === 1);
+  };
 
-  // Each holding's first (backward: last) exposure, fewest moves, and the row that brought it.
-  const holdings = holdingsOf(reached, latest, names);
+  const holdings = holdingsOf(reached, latest, ties);
 
-  // The animals no seen unit vouches for: their stays are probed (their holder columns), in one statement.
-  const probe = new Set<number>();
-  for (const [a, e] of entryOf) if (!seenAtUnit(a, e)) probe.add(a);
-  const vouched = (a: number) => { const e = entryOf.get(a); return e !== undefined && seenAtUnit(a, e); };
-  for (const e of entryOf.values()) if (viaAnimal[e] !== -1 && !vouched(viaAnimal[e]!)) probe.add(viaAnimal[e]!);
-  for (const h of holdings.values()) if (!vouched(animal[h.row]!)) probe.add(animal[h.row]!);
-  const readable = await readableOf(db, q, [...probe], names);
-  const visible = (a: number) => vouched(a) || readable.has(a);
-  // The traced animals (each has an entry) the caller sees.
-  const traced = (a: number) => entryOf.has(a) && visible(a);
+  // The animals no seen unit vouches for, probed by their stays' holder columns in one statement: the traced ones, the contacts, the holdings' animals.
+  const probed = new Uint8Array(animals);
+  const probe: number[] = [];
+  const ask = (a: number) => {
+    if (a !== -1 && !probed[a] && !vouched(a)) {
+      probed[a] = 1;
+      probe.push(a);
+    }
+  };
+  for (let a = 0; a < animals; a++) {
+    const e = entry[a]!;
+    if (e === -1) continue;
+    ask(a);
+    ask(viaAnimal[e]!);
+  }
+  for (const row of holdings.row) if (row !== -1) ask(animal[row]!);
+  const readable = await readableOf(db, q, probe, names, animals);
+  const visible = (a: number) => vouched(a) || readable[a] === 1;
 
   // The traced animals the caller sees, ranked by (moves, contact time with seeds first, animal).
-  const shown: number[] = [];
-  for (const [a, e] of entryOf) if (visible(a)) shown.push(e);
-  const viaTimeOf = (e: number) => (seed[e] ? -Infinity : viaTime[e]!);
-  const animalIds = shown.map((e) => names.animalId(animal[e]!));
-  const order = shown.map((_, i) => i).sort((x, y) => hops[shown[x]!]! - hops[shown[y]!]! || viaTimeOf(shown[x]!) - viaTimeOf(shown[y]!) || (animalIds[x]! < animalIds[y]! ? -1 : 1));
-  const viaUnitShown = await viaUnitsShown(db, q, shown, reached, seenUnits, establishmentOfUnit, names);
+  const shownList: number[] = [];
+  for (let a = 0; a < animals; a++) if (entry[a] !== -1 && visible(a)) shownList.push(entry[a]!);
+  const shown = Int32Array.from(shownList);
+  const when = (e: number) => (seed[e] ? -Infinity : reached.viaTime[e]!);
+  shown.sort((x, y) => hops[x]! - hops[y]! || when(x) - when(y) || names.compareAnimals(animal[x]!, animal[y]!));
 
-  const places = await placesOf(db, q, holdings, reached, names, {
-    seenUnits,
-    establishmentOfUnit,
-    visibleAnimal: visible,
-    tracedVisible: countVisible(reached, holdings, traced),
-    latest,
-  });
-
-  const rows = answerRows(order.map((i) => shown[i]!), reached, names, visible, viaUnitShown);
+  const traced = new Uint8Array(animals);
+  for (const e of shown) traced[animal[e]!] = 1;
+  const places = await placesOf(db, q, holdings, reached, names, { seen, establishmentOfUnit, visible, traced, latest });
+  const rows = answerRows(shown, reached, names, visible, await viaUnitsShown(db, q, shown, reached, seen, establishmentOfUnit, names));
   const [run] = await db.rows<{ int_total: number }>({
     sql: `with expired as materialized (select trace_answers_expire(interval '${RUN_KEPT}') as answers),
       answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from, int_group_to)
-                  select ?, x.ord, x.animal_id, x.hops, x.seed, x.via_animal_id, x.via_control_unit_id, x.ts_via, x.group_from, x.group_to
-                    from unnest(?::int[], ?::uuid[], ?::int[], ?::boolean[], ?::uuid[], ?::uuid[], ?::timestamptz[], ?::int[], ?::int[])
-                         as x(ord, animal_id, hops, seed, via_animal_id, via_control_unit_id, ts_via, group_from, group_to))
+                  select ?, x.ord::int, x.animal_id, x.hops, x.seed, x.via_animal_id, x.via_control_unit_id, x.ts_via, x.group_from, x.group_to
+                    from unnest(?::uuid[], ?::int[], ?::boolean[], ?::uuid[], ?::uuid[], ?::timestamptz[], ?::int[], ?::int[]) with ordinality
+                         as x(animal_id, hops, seed, via_animal_id, via_control_unit_id, ts_via, group_from, group_to, ord))
       insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
         select ?, ?, ?::jsonb, ?, ?::bigint, ?::int from expired
       returning int_total`,
-    params: [id, rows.ord, rows.animal, rows.hops, rows.seed, rows.viaAnimal, rows.viaUnit, rows.viaTime, rows.groupFrom, rows.groupTo, id, rows.ord.length, JSON.stringify(places.json), key, version.head, version.recent],
+    params: [id, rows.animal, rows.hops, rows.seed, rows.viaAnimal, rows.viaUnit, rows.viaTime, rows.groupFrom, rows.groupTo, id, shown.length, JSON.stringify(places.json), key, version.head, version.recent],
   });
   return { id, total: run!.int_total, establishments: places.rows };
 }
 
-/** The reached units the caller sees: one statement over their ids, each checked by its establishment's key (`perRow`). */
-async function seenOf(db: Db, q: TraceQuestion, units: number[], names: ReachedNames, establishmentOfUnit: Map<number, number>): Promise<Set<number>> {
-  if (!units.length) return new Set();
-  const visible = q.visibleUnit('su.control_unit_id', { establishment: 'su.establishment_id', perRow: true });
-  const ids = units.map((u) => names.unitId(u));
-  const rows = await db.rows<{ i: number }>({
-    sql: `select su.i::int as i from unnest(?::uuid[], ?::uuid[]) with ordinality as su(control_unit_id, establishment_id, i) where (select ${visible.sql} offset 0)`,
-    params: [ids, units.map((u) => names.establishmentId(establishmentOfUnit.get(u)!)), ...visible.params],
-  });
-  return new Set(rows.map((r) => units[r.i - 1]!));
+/** The statement's last tie-breaks, on the ids' text as the database orders uuids, nulls last. */
+function tieBreaks(names: ReachedNames, r: ReachedRows) {
+  const nullsLast = (a: number, b: number, order: (a: number, b: number) => number) => (a === b ? 0 : a === -1 ? 1 : b === -1 ? -1 : order(a, b));
+  const byText = (of: (i: number) => string) => (a: number, b: number) => {
+    const x = of(a);
+    const y = of(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  const unitOrder = byText((u) => names.unitId(u));
+  const unitStay = (i: number, j: number) => nullsLast(r.unit[i]!, r.unit[j]!, unitOrder) || names.stayId(r.stay[i]!) - names.stayId(r.stay[j]!);
+  return {
+    /** Row i before row j by (contact's animal, unit, stay): an entry's ties. */
+    entryBefore: (i: number, j: number) => (nullsLast(r.viaAnimal[i]!, r.viaAnimal[j]!, (a, b) => names.compareAnimals(a, b)) || unitStay(i, j)) < 0,
+    /** Row i before row j by (animal, unit, stay): a holding's ties. */
+    holdingBefore: (i: number, j: number) => (names.compareAnimals(r.animal[i]!, r.animal[j]!) || unitStay(i, j)) < 0,
+  };
 }
 
-/** Of these animals, those with a stay the caller may read (the stay's holder columns, as the pages read them). */
-async function readableOf(db: Db, q: TraceQuestion, animals: number[], names: ReachedNames): Promise<Set<number>> {
-  if (!animals.length) return new Set();
+/** The reached units the caller sees, by unit index: one statement over their ids, each checked by its establishment's key (`perRow`). */
+async function seenOf(db: Db, q: TraceQuestion, establishmentOfUnit: Int32Array, names: ReachedNames): Promise<Uint8Array> {
+  const seen = new Uint8Array(establishmentOfUnit.length);
+  const units: number[] = [];
+  establishmentOfUnit.forEach((e, u) => {
+    if (e !== -1) units.push(u);
+  });
+  if (!units.length) return seen;
+  const visible = q.visibleUnit('su.control_unit_id', { establishment: 'su.establishment_id', perRow: true });
+  const rows = await db.rows<{ i: number }>({
+    sql: `select su.i::int as i from unnest(?::uuid[], ?::uuid[]) with ordinality as su(control_unit_id, establishment_id, i) where (select ${visible.sql} offset 0)`,
+    params: [arrayLiteral(units.map((u) => names.unitId(u))), arrayLiteral(units.map((u) => names.establishmentId(establishmentOfUnit[u]!))), ...visible.params],
+  });
+  for (const r of rows) seen[units[r.i - 1]!] = 1;
+  return seen;
+}
+
+/** Of these animals, those with a stay the caller may read (the stay's holder columns, as the pages read them), by animal index. */
+async function readableOf(db: Db, q: TraceQuestion, probe: number[], names: ReachedNames, animals: number): Promise<Uint8Array> {
+  const readable = new Uint8Array(animals);
+  if (!probe.length) return readable;
   const visible = q.visibleUnit('vs.control_unit_id', { holder: 'vs' });
   const rows = await db.rows<{ i: number }>({
     sql: `select x.i::int as i from unnest(?::uuid[]) with ordinality as x(animal_id, i)
            where exists (select 1 from animal_stay vs where vs.animal_id = x.animal_id and ${visible.sql} offset 0)`,
-    params: [animals.map((a) => names.animalId(a)), ...visible.params],
+    params: [arrayLiteral(probe.map((a) => names.animalId(a))), ...visible.params],
   });
-  return new Set(rows.map((r) => animals[r.i - 1]!));
+  for (const r of rows) readable[probe[r.i - 1]!] = 1;
+  return readable;
 }
 
 /**
- * The contact's unit of each shown animal, where the caller sees it: a seen reached unit; a unit the
- * walk did not reach (none: a contact's unit is its label's place) by the policy.
+ * The contact's units shown: a seen reached unit; a unit the walk did not reach (none: a contact's
+ * unit is its label's place) by the policy.
  */
-async function viaUnitsShown(db: Db, q: TraceQuestion, shown: number[], reached: ReachedRows, seenUnits: Set<number>, establishmentOfUnit: Map<number, number>, names: ReachedNames): Promise<Set<number>> {
-  const shownUnits = new Set<number>();
+async function viaUnitsShown(db: Db, q: TraceQuestion, shown: Int32Array, reached: ReachedRows, seen: Uint8Array, establishmentOfUnit: Int32Array, names: ReachedNames): Promise<Uint8Array> {
+  const out = Uint8Array.from(seen);
   const elsewhere = new Set<number>();
   for (const e of shown) {
     const u = reached.viaUnit[e]!;
-    if (u === -1) continue;
-    if (seenUnits.has(u)) shownUnits.add(u);
-    else if (!establishmentOfUnit.has(u)) elsewhere.add(u);
+    if (u !== -1 && establishmentOfUnit[u] === -1) elsewhere.add(u);
   }
   if (elsewhere.size) {
     const visible = q.visibleUnit('x.control_unit_id');
     const units = [...elsewhere];
     const rows = await db.rows<{ i: number }>({
       sql: `select x.i::int as i from unnest(?::uuid[]) with ordinality as x(control_unit_id, i) where ${visible.sql}`,
-      params: [units.map((u) => names.unitId(u)), ...visible.params],
+      params: [arrayLiteral(units.map((u) => names.unitId(u))), ...visible.params],
     });
-    for (const r of rows) shownUnits.add(units[r.i - 1]!);
+    for (const r of rows) out[units[r.i - 1]!] = 1;
   }
-  return shownUnits;
+  return out;
 }
 
-interface Holding {
-  exposure: number;
-  hops: number;
-  /** The row that brought it: at its extreme exposure, brought there (a seed, or the animal that carried the exposure) first, then fewest moves, then the animal. */
-  row: number;
+/** Each reached establishment's extreme exposure, fewest moves and the row that brought it, by establishment index (`row` -1: not reached). */
+interface Holdings {
+  exposure: Float64Array;
+  hops: Int32Array;
+  row: Int32Array;
 }
 
-/** The statement's last tie-breaks, on the ids' text as the database orders uuids, nulls last. */
-function idOrder(names: ReachedNames) {
-  const text = (i: number, of: (i: number) => string) => (i === -1 ? null : of(i));
-  const before = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
-  const unitStay = (i: number, j: number, r: ReachedRows) => before(text(r.unit[i]!, names.unitId), text(r.unit[j]!, names.unitId)) || names.stayId(r.stay[i]!) - names.stayId(r.stay[j]!);
-  return {
-    /** Whether row i comes before row j by (contact's animal, unit, stay): the entry's ties. */
-    after: (j: number, i: number, r: ReachedRows) => (before(text(r.viaAnimal[i]!, names.animalId), text(r.viaAnimal[j]!, names.animalId)) || unitStay(i, j, r)) < 0,
-    /** Whether row i comes before row j by (unit, stay): a holding's ties on one animal. */
-    unitStayBefore: (i: number, j: number, r: ReachedRows) => unitStay(i, j, r) < 0,
-  };
-}
-
-/** Each reached establishment's extreme exposure, fewest moves and bringing row. */
-function holdingsOf(reached: ReachedRows, latest: boolean, names: ReachedNames): Map<number, Holding> {
+/** At its extreme exposure, the row brought there (a seed, or the animal that carried the exposure) first, then fewest moves, then the animal, unit, stay. */
+function holdingsOf(reached: ReachedRows, latest: boolean, ties: ReturnType<typeof tieBreaks>): Holdings {
   const { length: n, establishment, exposure, hops, seed, viaAnimal, animal } = reached;
-  const holdings = new Map<number, Holding>();
+  const size = bound(n, establishment);
+  const h: Holdings = { exposure: new Float64Array(size), hops: new Int32Array(size), row: new Int32Array(size).fill(-1) };
   for (let i = 0; i < n; i++) {
     const e = establishment[i]!;
     if (e === -1) continue;
-    const h = holdings.get(e);
-    if (!h) holdings.set(e, { exposure: exposure[i]!, hops: hops[i]!, row: i });
-    else {
-      if (hops[i]! < h.hops) h.hops = hops[i]!;
-      if (latest ? exposure[i]! > h.exposure : exposure[i]! < h.exposure) {
-        h.exposure = exposure[i]!;
-        h.row = i;
+    const j = h.row[e]!;
+    if (j === -1) {
+      h.exposure[e] = exposure[i]!;
+      h.hops[e] = hops[i]!;
+      h.row[e] = i;
+      continue;
+    }
+    if (hops[i]! < h.hops[e]!) h.hops[e] = hops[i]!;
+    if (latest ? exposure[i]! > h.exposure[e]! : exposure[i]! < h.exposure[e]!) {
+      h.exposure[e] = exposure[i]!;
+      h.row[e] = i;
+    }
+  }
+  const brought = (i: number) => seed[i] === 1 || viaAnimal[i] === animal[i];
+  for (let i = 0; i < n; i++) {
+    const e = establishment[i]!;
+    if (e === -1 || exposure[i] !== h.exposure[e] || i === h.row[e]) continue;
+    const j = h.row[e]!;
+    const better = brought(i) !== brought(j) ? brought(i) : hops[i] !== hops[j] ? hops[i]! < hops[j]! : ties.holdingBefore(i, j);
+    if (better) h.row[e] = i;
+  }
+  return h;
+}
+
+/** How many distinct traced animals the caller sees stood at each holding (its reached rows): the rows grouped by holding, each animal stamped once. */
+function tracedAt(reached: ReachedRows, size: number, traced: Uint8Array): Int32Array {
+  const { length: n, establishment, animal } = reached;
+  const start = new Int32Array(size + 1);
+  for (let i = 0; i < n; i++) if (establishment[i] !== -1) start[establishment[i]! + 1]!++;
+  for (let e = 0; e < size; e++) start[e + 1]! += start[e]!;
+  const next = start.slice(0, size);
+  const grouped = new Int32Array(start[size]!);
+  for (let i = 0; i < n; i++) if (establishment[i] !== -1) grouped[next[establishment[i]!]!++] = animal[i]!;
+  const stamp = new Int32Array(traced.length).fill(-1);
+  const counts = new Int32Array(size);
+  for (let e = 0; e < size; e++) {
+    for (let k = start[e]!; k < start[e + 1]!; k++) {
+      const a = grouped[k]!;
+      if (traced[a] && stamp[a] !== e) {
+        stamp[a] = e;
+        counts[e]!++;
       }
     }
   }
-  // Among the rows at the extreme exposure: brought first, then fewest moves, then the animal.
-  const brought = (i: number) => seed[i] === 1 || viaAnimal[i] === animal[i];
-  for (let i = 0; i < n; i++) {
-    const h = establishment[i] === -1 ? undefined : holdings.get(establishment[i]!);
-    if (!h || exposure[i] !== h.exposure || i === h.row) continue;
-    const j = h.row;
-    const better =
-      brought(i) !== brought(j) ? brought(i) : hops[i] !== hops[j] ? hops[i]! < hops[j]! : animal[i] !== animal[j] ? names.animalId(animal[i]!) < names.animalId(animal[j]!) : idOrder(names).unitStayBefore(i, j, reached);
-    if (better) h.row = i;
-  }
-  return holdings;
-}
-
-/** How many distinct visible animals stood at each holding (its reached rows). */
-function countVisible(reached: ReachedRows, holdings: Map<number, Holding>, visible: (a: number) => boolean): Map<number, number> {
-  const seen = new Map<number, Set<number>>();
-  for (let i = 0; i < reached.length; i++) {
-    const e = reached.establishment[i]!;
-    if (e === -1 || !visible(reached.animal[i]!)) continue;
-    let s = seen.get(e);
-    if (!s) seen.set(e, (s = new Set()));
-    s.add(reached.animal[i]!);
-  }
-  return new Map([...holdings.keys()].map((e) => [e, seen.get(e)?.size ?? 0]));
+  return counts;
 }
 
 /**
@@ -247,16 +289,24 @@ function countVisible(reached: ReachedRows, holdings: Map<number, Holding>, visi
 async function placesOf(
   db: Db,
   q: TraceQuestion,
-  holdings: Map<number, Holding>,
+  holdings: Holdings,
   reached: ReachedRows,
   names: ReachedNames,
-  on: { seenUnits: Set<number>; establishmentOfUnit: Map<number, number>; visibleAnimal: (a: number) => boolean; tracedVisible: Map<number, number>; latest: boolean },
+  on: { seen: Uint8Array; establishmentOfUnit: Int32Array; visible: (a: number) => boolean; traced: Uint8Array; latest: boolean },
 ): Promise<{ rows: TracedEstablishmentRow[]; json: unknown[] }> {
-  if (!holdings.size) return { rows: [], json: [] };
-  const list = [...holdings];
-  const seenEstablishments = new Set([...on.seenUnits].map((u) => names.establishmentId(on.establishmentOfUnit.get(u)!)));
-  const unitSeen = (h: Holding) => on.seenUnits.has(reached.unit[h.row]!);
-  const brought = (h: Holding) => reached.seed[h.row] === 1 || reached.viaAnimal[h.row] === reached.animal[h.row];
+  const list: number[] = [];
+  holdings.row.forEach((row, e) => {
+    if (row !== -1) list.push(e);
+  });
+  if (!list.length) return { rows: [], json: [] };
+  const counts = tracedAt(reached, holdings.row.length, on.traced);
+  const seenEstablishments = new Set<string>();
+  on.seen.forEach((s, u) => {
+    if (s && on.establishmentOfUnit[u] !== -1) seenEstablishments.add(names.establishmentId(on.establishmentOfUnit[u]!));
+  });
+  const row = (e: number) => holdings.row[e]!;
+  const unitSeen = (e: number) => reached.unit[row(e)] !== -1 && on.seen[reached.unit[row(e)]!] === 1;
+  const brought = (e: number) => reached.seed[row(e)] === 1 || reached.viaAnimal[row(e)] === reached.animal[row(e)];
   const leg = on.latest
     ? 'select ae.gta_id from animals_egress ae where ae.id = s.animals_egress_id'
     : `select ae.gta_id from animal_stay b join animals_egress ae on ae.id = b.animals_egress_id
@@ -272,71 +322,96 @@ async function placesOf(
                       else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${visible.sql} offset 0) end
            order by x.hops, x.ts_exposure${on.latest ? ' desc' : ''}, e.str_name, e.id`,
     params: [
-      list.map(([e]) => names.establishmentId(e)),
-      list.map(([, h]) => h.hops),
-      list.map(([, h]) => isoMicros(h.exposure)),
-      list.map(([, h]) => names.stayId(reached.stay[h.row]!)),
-      list.map(([, h]) => unitSeen(h) && brought(h)),
-      [...seenEstablishments],
+      arrayLiteral(list.map((e) => names.establishmentId(e))),
+      arrayLiteral(list.map((e) => holdings.hops[e]!)),
+      arrayLiteral(list.map((e) => isoMicros(holdings.exposure[e]!))),
+      arrayLiteral(list.map((e) => names.stayId(reached.stay[row(e)]!))),
+      arrayLiteral(list.map((e) => String(unitSeen(e) && brought(e)))),
+      arrayLiteral([...seenEstablishments]),
       ...visible.params,
     ],
   });
   const out: TracedEstablishmentRow[] = [];
   const json: unknown[] = [];
   for (const r of rows) {
-    const [e, h] = list[r.i - 1]!;
-    const a = reached.animal[h.row]!;
+    const e = list[r.i - 1]!;
+    const a = reached.animal[row(e)]!;
     const place = {
       id: names.establishmentId(e),
       str_name: r.str_name,
       str_type: r.str_type,
       str_socioenvironmental_status: r.str_socioenvironmental_status,
-      int_hops: h.hops,
-      animal_id: on.visibleAnimal(a) ? names.animalId(a) : null,
-      control_unit_id: unitSeen(h) ? names.unitId(reached.unit[h.row]!) : null,
+      int_hops: holdings.hops[e]!,
+      animal_id: on.visible(a) ? names.animalId(a) : null,
+      control_unit_id: unitSeen(e) ? names.unitId(reached.unit[row(e)]!) : null,
       gta_id: r.gta_id,
       str_gta_code: r.str_gta_code,
-      int_traced_animals: on.tracedVisible.get(e) ?? 0,
+      int_traced_animals: counts[e]!,
     };
-    out.push({ ...place, ts_exposure: dateOf(h.exposure) });
-    json.push({ ...place, ts_exposure: isoMicros(h.exposure) });
+    out.push({ ...place, ts_exposure: dateOf(holdings.exposure[e]!) });
+    json.push({ ...place, ts_exposure: isoMicros(holdings.exposure[e]!) });
   }
   return { rows: out, json };
 }
 
-/** The stored answer's columns, in rank order, with each group of equal moves and contact time. */
-function answerRows(ranked: number[], reached: ReachedRows, names: ReachedNames, visible: (a: number) => boolean, viaUnitShown: Set<number>) {
+/** The stored answer's columns as array literals, in rank order, with each group of equal moves and contact time (its first and last rank). */
+function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedNames, visible: (a: number) => boolean, viaUnitShown: Uint8Array) {
   const { animal, hops, seed, viaAnimal, viaUnit, viaTime } = reached;
   const m = ranked.length;
-  const out = {
-    ord: new Array<number>(m),
-    animal: new Array<string>(m),
-    hops: new Array<number>(m),
-    seed: new Array<boolean>(m),
-    viaAnimal: new Array<string | null>(m),
-    viaUnit: new Array<string | null>(m),
-    viaTime: new Array<string | null>(m),
-    groupFrom: new Array<number>(m),
-    groupTo: new Array<number>(m),
-  };
-  const time = (e: number) => (seed[e] ? null : viaTime[e]!);
+  const animalText = new Array<string>(m);
+  const hopsText = new Array<number>(m);
+  const seedText = new Array<string>(m);
+  const viaAnimalText = new Array<string | null>(m);
+  const viaUnitText = new Array<string | null>(m);
+  const viaTimeText = new Array<string | null>(m);
+  const groupFrom = new Int32Array(m);
+  const groupTo = new Int32Array(m);
+  const unitNames = new Map<number, string>();
+  const time = (e: number) => (seed[e] ? NaN : viaTime[e]!);
+  let lastTime = NaN;
+  let lastText: string | null = null;
   let from = 0;
   for (let i = 0; i < m; i++) {
     const e = ranked[i]!;
-    if (i > 0 && (hops[e] !== hops[ranked[i - 1]!] || time(e) !== time(ranked[i - 1]!))) from = i;
-    out.ord[i] = i + 1;
-    out.animal[i] = names.animalId(animal[e]!);
-    out.hops[i] = hops[e]!;
-    out.seed[i] = seed[e] === 1;
-    out.viaAnimal[i] = viaAnimal[e] !== -1 && visible(viaAnimal[e]!) ? names.animalId(viaAnimal[e]!) : null;
-    out.viaUnit[i] = viaUnit[e] !== -1 && viaUnitShown.has(viaUnit[e]!) ? names.unitId(viaUnit[e]!) : null;
     const t = time(e);
-    out.viaTime[i] = t === null || Number.isNaN(t) ? null : isoMicros(t);
-    out.groupFrom[i] = from + 1;
+    if (i > 0) {
+      const p = ranked[i - 1]!;
+      const tp = time(p);
+      if (hops[e] !== hops[p] || !(t === tp || (Number.isNaN(t) && Number.isNaN(tp)))) from = i;
+    }
+    groupFrom[i] = from + 1;
+    animalText[i] = names.animalId(animal[e]!);
+    hopsText[i] = hops[e]!;
+    seedText[i] = seed[e] ? 't' : 'f';
+    const va = viaAnimal[e]!;
+    viaAnimalText[i] = va !== -1 && visible(va) ? (va === animal[e] ? animalText[i]! : names.animalId(va)) : null;
+    const vu = viaUnit[e]!;
+    if (vu !== -1 && viaUnitShown[vu]) {
+      let name = unitNames.get(vu);
+      if (name === undefined) unitNames.set(vu, (name = names.unitId(vu)));
+      viaUnitText[i] = name;
+    } else viaUnitText[i] = null;
+    if (Number.isNaN(t)) viaTimeText[i] = null;
+    else {
+      if (t !== lastTime) {
+        lastTime = t;
+        lastText = isoMicros(t);
+      }
+      viaTimeText[i] = lastText;
+    }
   }
   for (let i = m - 1, to = m; i >= 0; i--) {
-    out.groupTo[i] = to;
-    if (i > 0 && out.groupFrom[i] !== out.groupFrom[i - 1]) to = i;
+    groupTo[i] = to;
+    if (i > 0 && groupFrom[i] !== groupFrom[i - 1]) to = i;
   }
-  return out;
+  return {
+    animal: arrayLiteral(animalText),
+    hops: arrayLiteral(hopsText),
+    seed: arrayLiteral(seedText),
+    viaAnimal: arrayLiteral(viaAnimalText),
+    viaUnit: arrayLiteral(viaUnitText),
+    viaTime: arrayLiteral(viaTimeText),
+    groupFrom: `{${groupFrom.join(',')}}`,
+    groupTo: `{${groupTo.join(',')}}`,
+  };
 }

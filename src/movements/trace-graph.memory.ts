@@ -21,13 +21,13 @@ export class MemoryTraceGraph implements MemoryGraphSource {
     log: Logger,
   ) {
     const started = Date.now();
-    this.first = store.load().then(
-      () => {
-        this.loaded = true;
-        log.info({ ms: Date.now() - started }, 'trace graph loaded');
-      },
-      (err: unknown) => log.error({ err }, 'trace graph not loaded: the trace walks in SQL'),
-    );
+    // Its indexes built at once, not by the first walk. A failure (the service closed meanwhile, too) leaves the walk in SQL.
+    this.first = (async () => {
+      await store.load();
+      (await store.current()).ensureBuilt();
+      this.loaded = true;
+      log.info({ ms: Date.now() - started }, 'trace graph loaded');
+    })().catch((err: unknown) => log.error({ err }, 'trace graph not loaded: the trace walks in SQL'));
   }
 
   ready(): Promise<void> {
@@ -41,6 +41,7 @@ export class MemoryTraceGraph implements MemoryGraphSource {
       animalId: (i) => graph.animalId(i),
       unitId: (i) => graph.unitId(i),
       establishmentId: (i) => graph.establishmentId(i),
+      compareAnimals: (a, b) => graph.compareAnimals(a, b),
       // The rows carry stay ids, not indexes: a stay's index lasts only until the graph's next change,
       // which another request's refresh may make while this answer is stored.
       stayId: (id) => id,
