@@ -5,18 +5,21 @@
  * parsed by pg). Alternated (A B B A …) ROUNDS times, each on a fresh pool of one connection with
  * jit off. Per run: rows, wall seconds, rows/s, this process's CPU, the backend's CPU
  * (/proc/<pid>/stat, the server on this machine), the heap kept by a graph that holds every row,
- * the load average.
+ * the load average. KEEP=0 drops each chunk (the cost of reading alone).
  * Run: npm run build:ts && ROUNDS=3 DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node dist/bench/trace-graph-load.js [copy|keyset ...]
  */
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { ticksOf } from './peer-requests.js';
-import { Interner, stayOfTuple, staysSelect } from '../src/movements/trace-graph.rows.js';
+import { Interner } from '../src/movements/trace-graph.ids.js';
+import { stayOfTuple, staysSelect } from '../src/movements/trace-graph.rows.js';
 import { pgGraphSource } from '../src/movements/trace-graph.source.js';
 import type { GraphStay } from '../src/movements/trace-graph.types.js';
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const url = process.env.DATABASE_URL!;
+/** KEEP=0: each chunk dropped once counted (a graph that copies the rows into arrays of its own), no heap figure. */
+const keep = process.env.KEEP !== '0';
 const modes = process.argv.slice(2).length ? process.argv.slice(2) : ['copy', 'keyset'];
 
 async function keyset(pool: pg.Pool, onChunk: (rows: GraphStay[]) => void): Promise<void> {
@@ -48,7 +51,7 @@ async function once(mode: string): Promise<void> {
   let n = 0;
   const onChunk = (r: GraphStay[]) => {
     n += r.length;
-    kept.push(r);
+    if (keep) kept.push(r);
   };
   const t0 = await ticksOf([pid]);
   const cpu0 = process.cpuUsage();

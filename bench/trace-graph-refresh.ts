@@ -20,7 +20,7 @@ class CountingGraph implements GraphSink {
   stays = 0;
   replaced = 0;
   add(rows: Iterable<GraphStay>): void {
-    for (const _ of rows) this.stays++;
+    this.stays += Array.isArray(rows) ? rows.length : [...rows].length;
   }
   replaceAnimals(ids: readonly string[], rows: readonly GraphStay[]): void {
     this.replaced += rows.length;

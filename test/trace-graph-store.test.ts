@@ -250,3 +250,35 @@ test('a refresh purges the change rows older than the retention when due', async
   expect(store.stats.purged).toBeGreaterThan(0);
   expect(await em().execute('select 1 from trace_change where animal_id = ?', [a])).toEqual([]);
 });
+
+test('a caller arriving while a refresh runs is answered by the next refresh, which sees what committed before its call', async () => {
+  const [a] = await herd(1, farm);
+  let checked!: () => void;
+  const hasChecked = new Promise<void>((r) => (checked = r));
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  // The first refresh is held after its check statement ran (its snapshot taken).
+  let held = false;
+  const holding: GraphSource = {
+    ...source,
+    async check(since) {
+      const verdict = await source.check(since);
+      if (!held) {
+        held = true;
+        checked();
+        await released;
+      }
+      return verdict;
+    },
+  };
+  const store = new TraceGraphStore(holding, () => new MapGraph(), { purgeEveryMs: 0 });
+  await store.ready();
+  const first = store.current();
+  await hasChecked;
+  await stay(a!, farm, day(1), null);
+  const second = store.current();
+  release();
+  await first;
+  expect((await second).of(a!)).toHaveLength(1);
+  expect(flat(await second)).toEqual(await table());
+});

@@ -1,5 +1,5 @@
 import type { GraphStay } from './trace-graph.types.js';
-import type { Interner } from './trace-graph.rows.js';
+import type { Interner } from './trace-graph.ids.js';
 
 /** Microseconds from 1970-01-01 to 2000-01-01, PostgreSQL's timestamp epoch. */
 const PG_EPOCH_MICROS = 946_684_800_000_000;
@@ -8,8 +8,8 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /**
  * Reads `COPY (staysSelect('raw')) TO STDOUT (FORMAT binary)` into GraphStay rows: each field is
  * its length and its bytes, so no byte is searched for a delimiter, the times are PostgreSQL's own
- * int8 microseconds (no formatting on the server, no parsing here) and the ids are ASCII text
- * copied straight out of the buffer (a fresh string: a slice would keep the whole chunk alive).
+ * int8 microseconds and the ids their 16 bytes (no formatting on the server, no parsing here; an
+ * id's string is made once, by the Interner, src/movements/trace-graph.ids.ts).
  * Rows that straddle two chunks wait for the next one.
  */
 export class StayCopyParser {
@@ -71,12 +71,12 @@ export class StayCopyParser {
     const ids = this.ids;
     out.push({
       id: int8(buf, starts[0]!),
-      animal: ids.ofBytes(buf, starts[1]!, ends[1]!),
-      unit: ids.ofBytes(buf, starts[2]!, ends[2]!),
-      establishment: ids.ofBytes(buf, starts[3]!, ends[3]!),
+      animal: ids.ofBytes(buf, starts[1]!),
+      unit: ids.ofBytes(buf, starts[2]!),
+      establishment: ids.ofBytes(buf, starts[3]!),
       from: micros(int8(buf, starts[4]!)),
       to: starts[5] === -1 ? null : micros(int8(buf, starts[5]!)),
-      vehicle: starts[6] === -1 ? null : ids.ofBytes(buf, starts[6]!, ends[6]!),
+      vehicle: starts[6] === -1 ? null : ids.ofBytes(buf, starts[6]!),
     });
     return at;
   }

@@ -1,86 +1,23 @@
+import type { Interner } from './trace-graph.ids.js';
 import type { GraphStay } from './trace-graph.types.js';
 
 /**
  * The stays as `GraphStay` rows, the vehicle resolved as Migration0067TraceStayKey's VEHICLE: the
  * egress that closed the stay, FINISHED or RECEIVED, and its travel when its embark is not released
  * (at most one such embark per egress: travel_embark_egress_once). `times` picks how the times come
- * out: `micros` as epoch microseconds in float8 (exact below 2^53; what a row query parses into a
- * number), `raw` as timestamptz (the binary COPY's int8 microseconds since 2000).
+ * and the ids out: `micros`, times as epoch microseconds in float8 (exact below 2^53; what a row
+ * query parses into a number) and ids as text; `raw`, timestamptz and uuid as they are (the binary
+ * COPY's int8 microseconds since 2000 and 16 bytes).
  */
 export function staysSelect(times: 'micros' | 'raw', where = ''): string {
   const t = (c: string) => (times === 'raw' ? `s.${c}` : `(extract(epoch from s.${c}) * 1000000)::int8::float8`);
   const id = times === 'raw' ? 's.id' : 's.id::float8';
-  return `select ${id}, s.animal_id::text, s.control_unit_id::text, s.establishment_id::text, ${t('ts_from')}, ${t('ts_to')}, coalesce(te.travel_id, e.id)::text
+  const text = times === 'raw' ? '' : '::text';
+  return `select ${id}, s.animal_id${text}, s.control_unit_id${text}, s.establishment_id${text}, ${t('ts_from')}, ${t('ts_to')}, coalesce(te.travel_id, e.id)${text}
     from animal_stay s
     left join animals_egress e on e.id = s.animals_egress_id and e.str_status in ('FINISHED', 'RECEIVED')
     left join travel_embark te on te.animals_egress_id = e.id and te.ts_released_at is null
     ${where}`;
-}
-
-/**
- * One copy of each id string: a million animals' five million stays name each animal, unit and
- * establishment many times. An open-addressing table keyed by a hash of the characters (FNV-1a),
- * so that the binary COPY's bytes are looked up without making a string first: a known id (most of
- * them) costs no allocation. Twice as fast as a Map of the strings (which needs the string, then
- * hashes it again). Ids are ASCII (uuids), so a byte is a character.
- */
-export class Interner {
-  /** Each slot's hash (0: empty; a hash is made odd) and string. */
-  private hashes = new Int32Array(1024);
-  private strings: (string | undefined)[] = new Array<string | undefined>(1024).fill(undefined);
-  private size = 0;
-
-  of(s: string): string {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-    h |= 1;
-    const mask = this.hashes.length - 1;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const kh = this.hashes[slot];
-      if (kh === 0) return this.keep(slot, h, s);
-      if (kh === h && this.strings[slot] === s) return this.strings[slot]!;
-    }
-  }
-
-  /** The id written in `buf` from `start` to `end`. */
-  ofBytes(buf: Buffer, start: number, end: number): string {
-    let h = 0x811c9dc5;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
-    h |= 1;
-    const mask = this.hashes.length - 1;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const kh = this.hashes[slot];
-      if (kh === 0) return this.keep(slot, h, buf.toString('latin1', start, end));
-      if (kh === h && sameChars(this.strings[slot]!, buf, start, end)) return this.strings[slot]!;
-    }
-  }
-
-  private keep(slot: number, h: number, s: string): string {
-    this.hashes[slot] = h;
-    this.strings[slot] = s;
-    if (++this.size * 2 > this.hashes.length) this.grow();
-    return s;
-  }
-
-  private grow(): void {
-    const { hashes, strings } = this;
-    this.hashes = new Int32Array(hashes.length * 2);
-    this.strings = new Array<string | undefined>(hashes.length * 2).fill(undefined);
-    const mask = this.hashes.length - 1;
-    for (let i = 0; i < hashes.length; i++) {
-      if (hashes[i] === 0) continue;
-      let slot = hashes[i]! & mask;
-      while (this.hashes[slot] !== 0) slot = (slot + 1) & mask;
-      this.hashes[slot] = hashes[i]!;
-      this.strings[slot] = strings[i];
-    }
-  }
-}
-
-function sameChars(s: string, buf: Buffer, start: number, end: number): boolean {
-  if (s.length !== end - start) return false;
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== buf[start + i]) return false;
-  return true;
 }
 
 /** A row of `staysSelect('micros')` read as an array. */

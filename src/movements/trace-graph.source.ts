@@ -2,7 +2,8 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { StayCopyParser } from './trace-graph.copy.js';
-import { Interner, stayOfTuple, staysSelect } from './trace-graph.rows.js';
+import { Interner } from './trace-graph.ids.js';
+import { stayOfTuple, staysSelect } from './trace-graph.rows.js';
 import type { GraphStay } from './trace-graph.types.js';
 
 /**

@@ -33,7 +33,7 @@ export class TraceGraphStore<G extends GraphSink> {
   private queued: Promise<void> | undefined;
   private lastPurge = Date.now();
   /** Counts for operators and tests. */
-  readonly stats = { loads: 0, refreshes: 0, unchanged: 0, animalsReread: 0, purged: 0 };
+  readonly stats = { loads: 0, refreshes: 0, unchanged: 0, animalsReread: 0, purged: 0, purgeFailures: 0 };
 
   constructor(
     private readonly source: GraphSource,
@@ -120,6 +120,11 @@ export class TraceGraphStore<G extends GraphSink> {
     const every = this.options.purgeEveryMs ?? 300_000;
     if (every <= 0 || Date.now() - this.lastPurge < every) return;
     this.lastPurge = Date.now();
-    this.stats.purged += await this.source.purge(this.options.retention ?? '1 hour');
+    // A failed purge fails no trace: the rows stay until the next one (or the CLI's).
+    try {
+      this.stats.purged += await this.source.purge(this.options.retention ?? '1 hour');
+    } catch {
+      this.stats.purgeFailures++;
+    }
   }
 }

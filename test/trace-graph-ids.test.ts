@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import { Interner } from '../src/movements/trace-graph.ids.js';
+
+/** The trace graph's id table (src/movements/trace-graph.ids.ts): one string per uuid, whether met as text or as the binary COPY's 16 bytes. */
+const bytesOf = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex');
+
+test('a uuid met as text or as bytes is one string, equal to its text, across the table growing', () => {
+  const ids = new Interner();
+  const uuids = Array.from({ length: 20_000 }, () => randomUUID());
+  // Edges of the words' signs and of the nil uuid.
+  uuids.push('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '80000000-8000-8000-8000-800000000000', '7fffffff-7fff-7fff-7fff-7fffffffffff');
+  const fromBytes = uuids.map((u) => ids.ofBytes(bytesOf(u), 0));
+  expect(fromBytes).toEqual(uuids);
+  const fromText = uuids.map((u) => ids.of(`${u}`));
+  for (let i = 0; i < uuids.length; i++) expect(Object.is(fromText[i], fromBytes[i])).toBe(true);
+  // At an offset inside a larger buffer.
+  const wide = Buffer.concat([Buffer.from([1, 2, 3]), bytesOf(uuids[7]!)]);
+  expect(ids.ofBytes(wide, 3)).toBe(uuids[7]);
+  // A fresh table met by text first hands the same string back for the bytes.
+  const other = new Interner();
+  const kept = other.of(uuids[0]!);
+  expect(other.ofBytes(bytesOf(uuids[0]!), 0)).toBe(kept);
+});
