@@ -44,7 +44,11 @@ export function isoMicros(us: number): string {
 const dateOf = (us: number): Date => new Date(Math.floor(us / 1000));
 
 /** A PostgreSQL array literal of elements that need no quoting (uuids, numbers, ISO times, booleans); null as NULL. */
-const arrayLiteral = (list: readonly (string | number | null)[]): string => `{${list.map((x) => (x === null ? 'NULL' : x)).join(',')}}`;
+const arrayLiteral = (list: readonly (string | number | null)[]): string => {
+  let nulls = false;
+  for (const x of list) if (x === null) nulls = true;
+  return `{${(nulls ? list.map((x) => (x === null ? 'NULL' : x)) : list).join(',')}}`;
+};
 
 /** One past the largest index in the first `n` entries (0 when all are -1). */
 function bound(n: number, ...columns: Int32Array[]): number {
@@ -361,15 +365,16 @@ function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedName
   const animalText = new Array<string>(m);
   const hopsText = new Array<number>(m);
   const seedText = new Array<string>(m);
-  const viaAnimalText = new Array<string | null>(m);
-  const viaUnitText = new Array<string | null>(m);
-  const viaTimeText = new Array<string | null>(m);
+  // NULL written as the literal wants it (no pass over the arrays to replace nulls).
+  const viaAnimalText = new Array<string>(m);
+  const viaUnitText = new Array<string>(m);
+  const viaTimeText = new Array<string>(m);
   const groupFrom = new Int32Array(m);
   const groupTo = new Int32Array(m);
   const unitNames = new Map<number, string>();
   const time = (e: number) => (seed[e] ? NaN : viaTime[e]!);
   let lastTime = NaN;
-  let lastText: string | null = null;
+  let lastText = 'NULL';
   let from = 0;
   for (let i = 0; i < m; i++) {
     const e = ranked[i]!;
@@ -384,14 +389,14 @@ function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedName
     hopsText[i] = hops[e]!;
     seedText[i] = seed[e] ? 't' : 'f';
     const va = viaAnimal[e]!;
-    viaAnimalText[i] = va !== -1 && visible(va) ? (va === animal[e] ? animalText[i]! : names.animalId(va)) : null;
+    viaAnimalText[i] = va !== -1 && visible(va) ? (va === animal[e] ? animalText[i]! : names.animalId(va)) : 'NULL';
     const vu = viaUnit[e]!;
     if (vu !== -1 && viaUnitShown[vu]) {
       let name = unitNames.get(vu);
       if (name === undefined) unitNames.set(vu, (name = names.unitId(vu)));
       viaUnitText[i] = name;
-    } else viaUnitText[i] = null;
-    if (Number.isNaN(t)) viaTimeText[i] = null;
+    } else viaUnitText[i] = 'NULL';
+    if (Number.isNaN(t)) viaTimeText[i] = 'NULL';
     else {
       if (t !== lastTime) {
         lastTime = t;

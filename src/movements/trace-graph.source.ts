@@ -72,7 +72,9 @@ function verdict(r: Row): { horizon: Horizon } | 'changed' | 'stale' {
 }
 
 /** PostgreSQL: the load by a binary COPY on a connection of the pool, in a read-only repeatable-read transaction. */
-export function pgGraphSource(pool: pg.Pool, ids = new Interner()): GraphSource {
+// A table of ids per read (a load, a refresh), dropped after it: kept for the process's life, its millions of
+// strings made every major garbage collection mark them (seconds of a backward trace at a million animals).
+export function pgGraphSource(pool: pg.Pool, interner: () => Interner = () => new Interner()): GraphSource {
   async function snapshotted<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     let broken: Error | undefined;
@@ -94,7 +96,7 @@ export function pgGraphSource(pool: pg.Pool, ids = new Interner()): GraphSource 
     load: (onChunk, chunk = CHUNK) =>
       snapshotted(async (client) => {
         const { rows } = await client.query<{ horizon: string }>({ text: 'select pg_current_snapshot()::text as horizon', types: pg.types });
-        const parser = new StayCopyParser(ids);
+        const parser = new StayCopyParser(interner());
         const copy = client.query(copyTo(`copy (${staysSelect('raw')}) to stdout (format binary)`));
         let batch: GraphStay[] = [];
         for await (const data of copy as AsyncIterable<Buffer>) {
@@ -112,7 +114,7 @@ export function pgGraphSource(pool: pg.Pool, ids = new Interner()): GraphSource 
       const { rows } = await pool.query<Row>({ text: CHECK, values: [since], types: pg.types });
       return verdict(rows[0]!);
     },
-    changes: (since) => snapshotted((client) => readChanges(arrays(client), since, ids)),
+    changes: (since) => snapshotted((client) => readChanges(arrays(client), since, interner())),
     async purge(kept) {
       const { rows } = await pool.query<{ dropped: number }>({ text: PURGE, values: [kept], types: pg.types });
       return rows[0]!.dropped;
@@ -121,7 +123,7 @@ export function pgGraphSource(pool: pg.Pool, ids = new Interner()): GraphSource 
 }
 
 /** PGlite (one session): the load read by id in chunks inside one repeatable-read transaction. */
-export function pgliteGraphSource(pglite: PGlite, ids = new Interner()): GraphSource {
+export function pgliteGraphSource(pglite: PGlite, interner: () => Interner = () => new Interner()): GraphSource {
   const snapshotted = <T>(work: (tx: Transaction) => Promise<T>): Promise<T> =>
     pglite.transaction(async (tx) => {
       await tx.exec('set transaction isolation level repeatable read');
@@ -133,6 +135,7 @@ export function pgliteGraphSource(pglite: PGlite, ids = new Interner()): GraphSo
     load: (onChunk, chunk = CHUNK) =>
       snapshotted(async (tx) => {
         const [opened] = await arrays(tx)('select pg_current_snapshot()::text', []);
+        const ids = interner();
         for (let after = -1; ; ) {
           const rows = (await arrays(tx)(byId, [after, chunk])).map((r) => stayOfTuple(r, ids));
           if (rows.length) onChunk(rows);
@@ -145,7 +148,7 @@ export function pgliteGraphSource(pglite: PGlite, ids = new Interner()): GraphSo
       const { rows } = await pglite.query<Row>(CHECK, [since]);
       return verdict(rows[0]!);
     },
-    changes: (since) => snapshotted((tx) => readChanges(arrays(tx), since, ids)),
+    changes: (since) => snapshotted((tx) => readChanges(arrays(tx), since, interner())),
     async purge(kept) {
       const { rows } = await pglite.query<{ dropped: number }>(PURGE, [kept]);
       return rows[0]!.dropped;
