@@ -30,6 +30,32 @@ export interface ReachedNames {
   establishmentId(establishment: number): string;
   stayId(stay: number): number;
   compareAnimals(a: number, b: number): number;
+  /** The animal's uuid written as 36 ASCII bytes into `out` at `at`; false when it cannot (then its text is used). */
+  writeAnimalId?(animal: number, out: Uint8Array, at: number): boolean;
+}
+
+/**
+ * An array literal of animals' uuids (-1: NULL), written byte by byte into one buffer where the
+ * graph can (a quarter of a million uuids as strings, then joined, cost seconds of a backward first page).
+ */
+function animalsLiteral(animals: Int32Array, names: ReachedNames): string {
+  const write = names.writeAnimalId;
+  if (write) {
+    const out = Buffer.allocUnsafe(2 + animals.length * 37);
+    let at = 0;
+    out[at++] = 123;
+    let whole = true;
+    for (let i = 0; i < animals.length && whole; i++) {
+      if (i) out[at++] = 44;
+      const a = animals[i]!;
+      if (a === -1) at += out.write('NULL', at, 'latin1');
+      else if (write.call(names, a, out, at)) at += 36;
+      else whole = false;
+    }
+    out[at++] = 125;
+    if (whole) return out.toString('latin1', 0, at);
+  }
+  return arrayLiteral(Array.from(animals, (a) => (a === -1 ? null : names.animalId(a))));
 }
 
 /** An instant in epoch microseconds as ISO text with its microseconds (timestamptz's resolution). */
@@ -362,11 +388,11 @@ async function placesOf(
 function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedNames, visible: (a: number) => boolean, viaUnitShown: Uint8Array) {
   const { animal, hops, seed, viaAnimal, viaUnit, viaTime } = reached;
   const m = ranked.length;
-  const animalText = new Array<string>(m);
+  const animalIndex = new Int32Array(m);
+  const viaAnimalIndex = new Int32Array(m);
   const hopsText = new Array<number>(m);
   const seedText = new Array<string>(m);
   // NULL written as the literal wants it (no pass over the arrays to replace nulls).
-  const viaAnimalText = new Array<string>(m);
   const viaUnitText = new Array<string>(m);
   const viaTimeText = new Array<string>(m);
   const groupFrom = new Int32Array(m);
@@ -385,11 +411,11 @@ function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedName
       if (hops[e] !== hops[p] || !(t === tp || (Number.isNaN(t) && Number.isNaN(tp)))) from = i;
     }
     groupFrom[i] = from + 1;
-    animalText[i] = names.animalId(animal[e]!);
+    animalIndex[i] = animal[e]!;
     hopsText[i] = hops[e]!;
     seedText[i] = seed[e] ? 't' : 'f';
     const va = viaAnimal[e]!;
-    viaAnimalText[i] = va !== -1 && visible(va) ? (va === animal[e] ? animalText[i]! : names.animalId(va)) : 'NULL';
+    viaAnimalIndex[i] = va !== -1 && visible(va) ? va : -1;
     const vu = viaUnit[e]!;
     if (vu !== -1 && viaUnitShown[vu]) {
       let name = unitNames.get(vu);
@@ -410,10 +436,10 @@ function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedName
     if (i > 0 && groupFrom[i] !== groupFrom[i - 1]) to = i;
   }
   return {
-    animal: arrayLiteral(animalText),
+    animal: animalsLiteral(animalIndex, names),
     hops: arrayLiteral(hopsText),
     seed: arrayLiteral(seedText),
-    viaAnimal: arrayLiteral(viaAnimalText),
+    viaAnimal: animalsLiteral(viaAnimalIndex, names),
     viaUnit: arrayLiteral(viaUnitText),
     viaTime: arrayLiteral(viaTimeText),
     groupFrom: `{${groupFrom.join(',')}}`,

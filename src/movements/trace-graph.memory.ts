@@ -39,6 +39,7 @@ export class MemoryTraceGraph implements MemoryGraphSource {
     const graph = await this.store.current();
     return {
       animalId: (i) => graph.animalId(i),
+      writeAnimalId: (i, out, at) => graph.writeAnimalId(i, out, at),
       unitId: (i) => graph.unitId(i),
       establishmentId: (i) => graph.establishmentId(i),
       compareAnimals: (a, b) => graph.compareAnimals(a, b),

@@ -126,6 +126,10 @@ export class TraceGraph {
   animalId(i: number): string {
     return this.animals.name(i);
   }
+  /** The animal's uuid written into `out` at `at` (36 bytes); false when its id is not a uuid. */
+  writeAnimalId(i: number, out: Uint8Array, at: number): boolean {
+    return this.animals.writeName(i, out, at);
+  }
   unitId(i: number): string {
     return this.units.name(i);
   }

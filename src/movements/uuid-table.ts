@@ -8,6 +8,7 @@
 const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 10; i++) HEX[48 + i] = i;
 for (let i = 0; i < 6; i++) HEX[97 + i] = HEX[65 + i] = 10 + i;
+const HEX_CODES = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 const DIGITS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 export class UuidTable {
@@ -63,6 +64,23 @@ export class UuidTable {
       const w = this.words;
       if (w[4 * i] === this.w0 && w[4 * i + 1] === this.w1 && w[4 * i + 2] === this.w2 && w[4 * i + 3] === this.w3 && !this.otherNames.has(i)) return i;
     }
+  }
+
+  /**
+   * Writes a uuid's 36 characters (ASCII) into `out` at `at`, false for a name that is not one: a
+   * long list of names made into one text without a string each.
+   */
+  writeName(i: number, out: Uint8Array, at: number): boolean {
+    if (this.otherNames.has(i)) return false;
+    const w = this.words;
+    let p = at;
+    for (let k = 0; k < 16; k++) {
+      if (k === 4 || k === 6 || k === 8 || k === 10) out[p++] = 45;
+      const b = (w[4 * i + (k >> 2)]! >>> (24 - 8 * (k & 3))) & 0xff;
+      out[p++] = HEX_CODES[b >> 4]!;
+      out[p++] = HEX_CODES[b & 15]!;
+    }
+    return true;
   }
 
   name(i: number): string {
