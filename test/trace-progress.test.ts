@@ -167,9 +167,9 @@ describe('traceProgress over graphql-ws', () => {
     try {
       const own = follow(client);
       await until('the subscriber', () => subscribed(app, 1));
-      // The service's own trace on the real database, but for the statement that stores the walk's answer, which fails.
+      // The service's own trace on the real database, but for the walk's first statement (in memory: the units the caller sees; in SQL: trace_runs), which fails.
       const real = app.service.db;
-      const failing: Db = { ...real, primary: undefined, bulk: undefined, rows: (q) => (q.sql.includes('insert into trace_answer') ? Promise.reject(new Error('the walk failed')) : real.rows(q)) };
+      const failing: Db = { ...real, primary: undefined, bulk: undefined, rows: (q) => (q.sql.includes('trace_runs(') || q.sql.includes('with ordinality as su(') ? Promise.reject(new Error('the walk failed')) : real.rows(q)) };
       const actor = await app.service.core.auth.authenticate(real, farm.owner.access);
       await expect(app.service.core.trace.trace(failing, actor, question(farm), null)).rejects.toThrow('the walk failed');
       await until('FAILED', () => own.phases.some((p) => p.str_phase === 'FAILED'));

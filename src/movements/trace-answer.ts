@@ -1,7 +1,7 @@
 import type { Db } from '../db/sql.js';
 import { stayKey } from '../animals/stays.js';
-import type { DataVersion, TraceQuestion, TraceRun, TracedEstablishmentRow } from './trace.reader.js';
-import { RUN_KEPT } from './trace.reader.js';
+import type { DataVersion, TraceQuestion, TraceRun, TracedAnimalRow, TracedEstablishmentRow } from './trace.reader.js';
+import { RUN_KEPT, rankedPage } from './trace.reader.js';
 
 /**
  * The rows of the walk in memory (`trace_runs`' columns, one row per reached presence), columnar:
@@ -160,19 +160,40 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
   const traced = new Uint8Array(animals);
   for (const e of shown) traced[animal[e]!] = 1;
   const places = await placesOf(db, q, holdings, reached, names, { seen, establishmentOfUnit, visible, traced, latest });
-  const rows = answerRows(shown, reached, names, visible, await viaUnitsShown(db, q, shown, reached, seen, establishmentOfUnit, names));
-  const [run] = await db.rows<{ int_total: number }>({
-    sql: `with expired as materialized (select trace_answers_expire(interval '${RUN_KEPT}') as answers),
-      answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from, int_group_to)
-                  select ?, x.ord::int, x.animal_id, x.hops, x.seed, x.via_animal_id, x.via_control_unit_id, x.ts_via, x.group_from, x.group_to
-                    from unnest(?::uuid[], ?::int[], ?::boolean[], ?::uuid[], ?::uuid[], ?::timestamptz[], ?::int[], ?::int[]) with ordinality
-                         as x(animal_id, hops, seed, via_animal_id, via_control_unit_id, ts_via, group_from, group_to, ord))
-      insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
-        select ?, ?, ?::jsonb, ?, ?::bigint, ?::int from expired
-      returning int_total`,
-    params: [id, rows.animal, rows.hops, rows.seed, rows.viaAnimal, rows.viaUnit, rows.viaTime, rows.groupFrom, rows.groupTo, id, shown.length, JSON.stringify(places.json), key, version.head, version.recent],
-  });
-  return { id, total: run!.int_total, establishments: places.rows };
+  const answer = answerRows(shown, reached, names, visible, await viaUnitsShown(db, q, shown, reached, seen, establishmentOfUnit, names));
+  // The first page is read from here while the answer is written: `trace_run` and `trace_answer` in one statement, so
+  // that a later request either finds the whole answer or none (the CSV waits for it: `pending.stored`).
+  const all = answer.slice(0, shown.length);
+  const stored = db
+    .rows({
+      sql: `with expired as materialized (select trace_answers_expire(interval '${RUN_KEPT}') as answers),
+        answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from, int_group_to)
+                    select ?, x.ord::int, x.animal_id, x.hops, x.seed, x.via_animal_id, x.via_control_unit_id, x.ts_via, x.group_from, x.group_to
+                      from unnest(?::uuid[], ?::int[], ?::boolean[], ?::uuid[], ?::uuid[], ?::timestamptz[], ?::int[], ?::int[]) with ordinality
+                           as x(animal_id, hops, seed, via_animal_id, via_control_unit_id, ts_via, group_from, group_to, ord))
+        insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
+          select ?, ?, ?::jsonb, ?, ?::bigint, ?::int from expired`,
+      params: [id, all.animal, all.hops, all.seed, all.viaAnimal, all.viaUnit, all.viaTime, all.groupFrom, all.groupTo, id, shown.length, JSON.stringify(places.json), key, version.head, version.recent],
+    })
+    .then(() => undefined);
+  stored.catch(() => undefined); // heard by whoever waits for it (the CSV, the service's log)
+  const page = (pageDb: Db, limit: number, offset: number) => {
+    if (offset >= shown.length) return Promise.resolve([]);
+    const [lo, hi] = answer.groupsOf(offset, Math.min(offset + limit, shown.length));
+    const part = answer.slice(lo, hi);
+    return pageDb.rows<TracedAnimalRow>(
+      rankedPage(
+        {
+          from: `unnest(?::uuid[], ?::int[], ?::boolean[], ?::uuid[], ?::uuid[], ?::timestamptz[], ?::int[]) as x(animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from)`,
+          where: 'true',
+          params: [part.animal, part.hops, part.seed, part.viaAnimal, part.viaUnit, part.viaTime, part.groupFrom],
+        },
+        limit,
+        offset,
+      ),
+    );
+  };
+  return { id, total: shown.length, establishments: places.rows, pending: { page, stored } };
 }
 
 /** The statement's last tie-breaks, on the ids' text as the database orders uuids, nulls last. */
@@ -435,14 +456,20 @@ function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedName
     groupTo[i] = to;
     if (i > 0 && groupFrom[i] !== groupFrom[i - 1]) to = i;
   }
+  const ints = (a: Int32Array) => `{${a.join(',')}}`;
   return {
-    animal: animalsLiteral(animalIndex, names),
-    hops: arrayLiteral(hopsText),
-    seed: arrayLiteral(seedText),
-    viaAnimal: animalsLiteral(viaAnimalIndex, names),
-    viaUnit: arrayLiteral(viaUnitText),
-    viaTime: arrayLiteral(viaTimeText),
-    groupFrom: `{${groupFrom.join(',')}}`,
-    groupTo: `{${groupTo.join(',')}}`,
+    /** The rows from `lo` to `hi` (ranks lo + 1 .. hi) as the statement's array literals. */
+    slice: (lo: number, hi: number) => ({
+      animal: animalsLiteral(animalIndex.subarray(lo, hi), names),
+      hops: arrayLiteral(hopsText.slice(lo, hi)),
+      seed: arrayLiteral(seedText.slice(lo, hi)),
+      viaAnimal: animalsLiteral(viaAnimalIndex.subarray(lo, hi), names),
+      viaUnit: arrayLiteral(viaUnitText.slice(lo, hi)),
+      viaTime: arrayLiteral(viaTimeText.slice(lo, hi)),
+      groupFrom: ints(groupFrom.subarray(lo, hi)),
+      groupTo: ints(groupTo.subarray(lo, hi)),
+    }),
+    /** The rows of the groups the ranks from `from` + 1 to `to` fall in: [first row, end). */
+    groupsOf: (from: number, to: number): [number, number] => [groupFrom[from]! - 1, groupTo[to - 1]!],
   };
 }

@@ -91,6 +91,12 @@ export interface TraceRun {
   id: string;
   total: number;
   establishments: TracedEstablishmentRow[];
+  /**
+   * A walk in memory whose answer is still being written (src/movements/trace-answer.ts): its pages
+   * are read from the answer it holds, and `stored` settles once `trace_run` and `trace_answer`
+   * hold it (the CSV waits for it).
+   */
+  pending?: { page(db: Db, limit: number, offset: number): Promise<TracedAnimalRow[]>; stored: Promise<void> };
 }
 
 /** How long a stored answer is kept: the pages of one request read it (a CSV export of a big trace takes seconds). */
@@ -249,17 +255,38 @@ export async function traceRun(db: Db, q: TraceQuestion, id: string, key: string
  * group, so a page reads its animals and tags for the groups it touches, not for the whole answer.
  */
 export async function traceRunPage(db: Db, runId: string, limit: number, offset: number): Promise<TracedAnimalRow[]> {
-  return db.rows<TracedAnimalRow>({
+  return db.rows<TracedAnimalRow>(
+    rankedPage(
+      {
+        from: 'trace_answer x',
+        where: `x.run_id = ? and x.ord >= (select f.int_group_from from trace_answer f where f.run_id = ? and f.ord = ?)
+                and x.ord <= (select l.int_group_to from trace_answer l where l.run_id = ? and l.ord <= ? order by l.ord desc limit 1)`,
+        params: [runId, runId, offset + 1, runId, offset + limit],
+      },
+      limit,
+      offset,
+    ),
+  );
+}
+
+/**
+ * A page in rank order of the answer rows `source` gives (a table expression aliased `x` with the
+ * stored answer's columns and a condition on it, parameters in text order, covering the groups of
+ * equal moves and time the page touches): each group ranked by tag code (none last), then animal.
+ * The stored answer's pages and a walk in memory's first page (its groups handed over as arrays)
+ * are ranked by this one text.
+ */
+export function rankedPage(source: { from: string; where: string; params: unknown[] }, limit: number, offset: number): Query {
+  return {
     sql: `select r.animal_id, r.int_hops, r.bl_seed, r.via_animal_id, r.via_control_unit_id, r.ts_via, r.str_status, r.last_control_unit_id, r.str_tag_code
             from (select x.animal_id, x.int_hops, x.bl_seed, x.via_animal_id, x.via_control_unit_id, x.ts_via, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
                          x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
-                    from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
-                   where x.run_id = ? and x.ord >= (select f.int_group_from from trace_answer f where f.run_id = ? and f.ord = ?)
-                     and x.ord <= (select l.int_group_to from trace_answer l where l.run_id = ? and l.ord <= ? order by l.ord desc limit 1)) r
+                    from ${source.from} join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
+                   where ${source.where}) r
            where r.rank > ? and r.rank <= ?
            order by r.rank`,
-    params: [runId, runId, offset + 1, runId, offset + limit, offset, offset + limit],
-  });
+    params: [...source.params, offset, offset + limit],
+  };
 }
 
 /** An instant as the JSON answer writes it (toISOString: milliseconds, Z). */

@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import type { TraceProgress, TraceProgressRun } from './trace-progress.js';
 import { traceRunInMemory, type MemoryGraphSource } from './trace-memory.js';
-import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun } from './trace.reader.js';
+import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun, type DataVersion } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
 
@@ -53,6 +53,13 @@ export class TraceService {
    * `progress`: where each trace's phases are published (the traceProgress subscription); none, none published.
    * `graph`: the stays in memory, where the walk runs once they are loaded (none, or not yet: `trace_runs` in SQL).
    */
+  /**
+   * The answers walked in memory by this process whose rows are still being written, by key: the same
+   * caller's next request (its CSV right after the first page) reads one instead of walking again
+   * while its data version holds; once written, `trace_run` has it.
+   */
+  private readonly writing = new Map<string, { run: TraceRun; version: DataVersion }>();
+
   constructor(
     private readonly progress: TraceProgress | null = null,
     private graph: MemoryGraphSource | null = null,
@@ -77,7 +84,7 @@ export class TraceService {
     const page = toPage(pageInput, MAX_TRACE_PAGE);
     const { run, visibleUnit, progress } = await this.answer(db, actor, input);
     try {
-      const rows = run.total > page.offset ? await traceRunPage(primaryOf(db), run.id, page.size, page.offset) : [];
+      const rows = run.total <= page.offset ? [] : run.pending ? await run.pending.page(primaryOf(db), page.size, page.offset) : await traceRunPage(primaryOf(db), run.id, page.size, page.offset);
       const stays = groupedBy(rows.map((r) => r.animal_id), await tracedStays(bulkOf(db), rows.map((r) => r.animal_id), visibleUnit), (s) => s.animal_id);
       const animals = rows.map((r, i): TracedAnimal => ({ ...r, str_reached_by: r.bl_seed ? 'SEED' : 'CONTACT', stays: stays[i]! }));
       const result = { ...paged(animals, run.total, page), establishments: run.establishments, int_total_establishments: run.establishments.length };
@@ -93,6 +100,7 @@ export class TraceService {
   async csv(db: Db, actor: Actor, input: TraceInput): Promise<Readable> {
     const { run, visibleUnit, progress } = await this.answer(db, actor, input);
     try {
+      await run.pending?.stored;
       const stream = await traceRunCsv(primaryOf(db), run.id, visibleUnit);
       progress?.answered(run.total);
       return stream;
@@ -158,8 +166,16 @@ export class TraceService {
       if (!found.seen) throw DomainError.field(seen.field, seen.field === 'animal_id' ? 'no such animal' : seen.field === 'control_unit_id' ? 'no such control unit' : 'no such establishment');
       started();
       if (found.run) return { run: found.run, reused: true };
+      const writing = this.writing.get(key);
+      if (writing && writing.version.head === found.version.head && writing.version.recent === found.version.recent) return { run: writing.run, reused: true };
       const graph = await this.graph?.current();
-      return { run: graph ? await traceRunInMemory(db, graph, q, found.version, newId(), key) : await traceRun(db, q, newId(), key), reused: false };
+      if (!graph) return { run: await traceRun(db, q, newId(), key), reused: false };
+      const run = await traceRunInMemory(db, graph, q, found.version, newId(), key);
+      this.writing.set(key, { run, version: found.version });
+      void run.pending?.stored.finally(() => {
+        if (this.writing.get(key)?.run === run) this.writing.delete(key);
+      }).catch(() => undefined);
+      return { run, reused: false };
     });
     if (scope) {
       const stored = walked.then((w) => w.run);
