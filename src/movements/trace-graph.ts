@@ -5,14 +5,15 @@ import { UuidTable } from './uuid-table.js';
  * Every stay of the herd in memory, for the outbreak walk (src/movements/trace-walk.ts;
  * docs/decisions/trace.md, "The walk in memory"). Columns by stay index (typed arrays, uuids
  * interned as ints), and three indexes built lazily on the first read after a change:
- * - by unit: each unit's closed stays, then its open ones, each part in `from` order, with the
- *   longest closed stay of the unit (a window's closed stays are found by one binary search);
+ * - by unit: the stays themselves, renumbered at each build so that each unit's closed stays, then
+ *   its open ones, each part in `from` order, are a range; with the longest closed stay of the unit
+ *   (a window's closed stays are found by one binary search);
  * - by animal: each animal's path in `animal_stay_path`'s order (key = coalesce(to, ∞), from, id);
  * - by vehicle: the stays each vehicle carried away.
  * `replaceAnimals` after a build does not rebuild: the old stays are marked dead, the new ones
  * appended and listed in a small overlay (by unit, by vehicle, and the changed animals' paths),
  * which the reads merge; once the overlay passes an eighth of the stays the next read rebuilds
- * (and compacts when dead stays are an eighth). A stay index is valid until the next change.
+ * (renumbering, the dead dropped). A stay index is valid until the next change.
  * Times are epoch microseconds in Float64Arrays; an open stay's `to` is NaN.
  */
 export class TraceGraph {
@@ -44,7 +45,6 @@ export class TraceGraph {
   private unitOffsets = new Int32Array(1);
   private unitOpen = new Int32Array(0);
   private unitSpan = new Float64Array(0);
-  private unitStays = new Int32Array(0);
   private pathOffsets = new Int32Array(1);
   private pathStays = new Int32Array(0);
   private vehicleOffsets = new Int32Array(1);
@@ -91,6 +91,11 @@ export class TraceGraph {
     if (this.overlaid > this.mergeAt(this.live)) this.built = false;
   }
 
+  /** One more than the highest stay index (live or dead). */
+  get stayCapacity(): number {
+    return this.n;
+  }
+
   /** The live stay count. */
   get stays(): number {
     return this.live;
@@ -108,7 +113,7 @@ export class TraceGraph {
 
   /** The bytes the columns and indexes hold (typed arrays; the uuid tables apart). */
   get bytes(): number {
-    const arrays = [this.animalOf, this.unitOf, this.establishmentOf, this.vehicleOf, this.fromOf, this.toOf, this.idOf, this.dead, this.pathPos, this.unitOffsets, this.unitOpen, this.unitSpan, this.unitStays, this.pathOffsets, this.pathStays, this.vehicleOffsets, this.vehicleStays];
+    const arrays = [this.animalOf, this.unitOf, this.establishmentOf, this.vehicleOf, this.fromOf, this.toOf, this.idOf, this.dead, this.pathPos, this.unitOffsets, this.unitOpen, this.unitSpan, this.pathOffsets, this.pathStays, this.vehicleOffsets, this.vehicleStays];
     return arrays.reduce((sum, a) => sum + a.byteLength, 0);
   }
 
@@ -214,15 +219,14 @@ export class TraceGraph {
       const base = this.unitOffsets[u]!;
       const open = this.unitOpen[u]!;
       const end = this.unitOffsets[u + 1]!;
-      const stays = this.unitStays;
       // A closed stay ending at lo or later began at lo - (the unit's longest stay) or later.
-      let i = lowerBound(stays, base, open, lo - this.unitSpan[u]!, this.fromOf);
+      let i = lowerBound(this.fromOf, base, open, lo - this.unitSpan[u]!);
       let j = open;
-      // Merge the closed and the open part (both in from order).
+      // Merge the closed and the open part (both in from order; stays built in are their positions).
       const openOk = now >= lo;
       for (;;) {
-        const ci = i < open && this.fromOf[stays[i]!]! <= hi ? stays[i]! : -1;
-        const oj = j < end && this.fromOf[stays[j]!]! <= hi ? stays[j]! : -1;
+        const ci = i < open && this.fromOf[i]! <= hi ? i : -1;
+        const oj = j < end && this.fromOf[j]! <= hi ? j : -1;
         if (ci < 0 && oj < 0) break;
         if (oj < 0 || (ci >= 0 && this.fromOf[ci]! <= this.fromOf[oj]!)) {
           i++;
@@ -287,16 +291,22 @@ export class TraceGraph {
     return found;
   }
 
-  /** Builds the indexes if a change left them stale (the walk calls it first). */
+  /**
+   * Builds the indexes if a change left them stale (the walk calls it first). The live stays are
+   * renumbered in the unit index's order (unit, closed before open, from): a unit's stays are then a
+   * range of the columns themselves (no permutation array, and a run's stays lie side by side in
+   * memory), and the dead ones are gone.
+   */
   ensureBuilt(): void {
     if (this.built) return;
-    if (this.n - this.live > this.n / 8) this.compact();
-    const n = this.n;
-    // Stays in from order (radix), then stably counted into units (closed before open), animals, vehicles.
-    const byFrom = radixOrder(this.fromOf, n);
+    const oldN = this.n;
+    // Stays in from order (radix), then stably counted into units (closed before open): the new numbering.
+    const byFrom = radixOrder(this.fromOf, oldN);
     const U = this.units.size;
     const unitKey = (s: number) => 2 * this.unitOf[s]! + (Number.isNaN(this.toOf[s]!) ? 1 : 0);
     const unitCsr = countingSort(byFrom, 2 * U, unitKey, this.dead);
+    this.renumber(unitCsr.items);
+    const n = this.n;
     this.unitOffsets = new Int32Array(U + 1);
     this.unitOpen = new Int32Array(U);
     for (let u = 0; u < U; u++) {
@@ -304,19 +314,26 @@ export class TraceGraph {
       this.unitOpen[u] = unitCsr.offsets[2 * u + 1]!;
     }
     this.unitOffsets[U] = unitCsr.offsets[2 * U]!;
-    this.unitStays = unitCsr.items;
     this.unitSpan = new Float64Array(U);
     for (let s = 0; s < n; s++) {
-      if (this.dead[s]) continue;
       const span = this.toOf[s]! - this.fromOf[s]!;
       if (span > this.unitSpan[this.unitOf[s]!]!) this.unitSpan[this.unitOf[s]!] = span;
     }
-    const paths = countingSort(byFrom, this.animals.size, (s) => this.animalOf[s]!, this.dead);
+    // The from order in the new numbering (nearly the path order: counted into animals, then insertion-sorted).
+    const renumbered = new Int32Array(oldN).fill(-1);
+    for (let i = 0; i < n; i++) renumbered[unitCsr.items[i]!] = i;
+    const inFromOrder = new Int32Array(n);
+    let w = 0;
+    for (let k = 0; k < oldN; k++) {
+      const s = renumbered[byFrom[k]!]!;
+      if (s >= 0) inFromOrder[w++] = s;
+    }
+    const paths = countingSort(inFromOrder, this.animals.size, (s) => this.animalOf[s]!, this.dead);
     this.pathOffsets = paths.offsets;
     this.pathStays = paths.items;
     for (let a = 0; a < this.animals.size; a++) sortPath(this.pathStays, this.pathOffsets[a]!, this.pathOffsets[a + 1]!, this);
     for (let i = 0; i < this.pathStays.length; i++) this.pathPos[this.pathStays[i]!] = i;
-    const withVehicle = byFrom.filter((s) => this.vehicleOf[s]! >= 0);
+    const withVehicle = inFromOrder.filter((s) => this.vehicleOf[s]! >= 0);
     const vehicles = countingSort(withVehicle, this.vehicles.size, (s) => this.vehicleOf[s]!, this.dead);
     this.vehicleOffsets = vehicles.offsets;
     this.vehicleStays = vehicles.items;
@@ -325,6 +342,28 @@ export class TraceGraph {
     this.pathOverride.clear();
     this.overlaid = 0;
     this.built = true;
+  }
+
+  /** The columns reordered so that new stay i is old stay order[i] (the live ones only), at exact size. */
+  private renumber(order: Int32Array): void {
+    const n = order.length;
+    const size = Math.max(1024, n);
+    const gather = <T extends Int32Array | Float64Array>(column: T, make: (n: number) => T): T => {
+      const c = make(size);
+      for (let i = 0; i < n; i++) c[i] = column[order[i]!]!;
+      return c;
+    };
+    this.animalOf = gather(this.animalOf, (c) => new Int32Array(c));
+    this.unitOf = gather(this.unitOf, (c) => new Int32Array(c));
+    this.establishmentOf = gather(this.establishmentOf, (c) => new Int32Array(c));
+    this.vehicleOf = gather(this.vehicleOf, (c) => new Int32Array(c));
+    this.fromOf = gather(this.fromOf, (c) => new Float64Array(c));
+    this.toOf = gather(this.toOf, (c) => new Float64Array(c));
+    this.idOf = gather(this.idOf, (c) => new Float64Array(c));
+    this.dead = new Uint8Array(size);
+    this.pathPos = new Int32Array(size);
+    this.n = n;
+    this.live = n;
   }
 
   /** Path order: (coalesce(to, ∞), from, id). */
@@ -394,30 +433,6 @@ export class TraceGraph {
     this.pathPos = copy(this.pathPos, (c) => new Int32Array(c));
   }
 
-  /** Drops the dead stays (renumbering the rest) and trims the columns to the live count. */
-  private compact(): void {
-    let w = 0;
-    for (let s = 0; s < this.n; s++) {
-      if (this.dead[s]) continue;
-      this.animalOf[w] = this.animalOf[s]!;
-      this.unitOf[w] = this.unitOf[s]!;
-      this.establishmentOf[w] = this.establishmentOf[s]!;
-      this.vehicleOf[w] = this.vehicleOf[s]!;
-      this.fromOf[w] = this.fromOf[s]!;
-      this.toOf[w] = this.toOf[s]!;
-      this.idOf[w] = this.idOf[s]!;
-      this.dead[w] = 0;
-      w++;
-    }
-    this.n = w;
-    this.live = w;
-    this.grow(Math.max(1024, w));
-  }
-
-  /** Trims the columns to the stay count (after the initial load: growth leaves up to a third unused). */
-  trim(): void {
-    this.grow(Math.max(1024, this.n));
-  }
 }
 
 /** A growable Int32Array (the walk's lists; no object per element). */
@@ -448,11 +463,11 @@ function pushTo(map: Map<number, number[]>, key: number, value: number): void {
   else map.set(key, [value]);
 }
 
-/** The first position in stays[lo, hi) whose from is >= value (the range is in from order). */
-function lowerBound(stays: Int32Array, lo: number, hi: number, value: number, from: Float64Array): number {
+/** The first stay in [lo, hi) whose from is >= value (the range is in from order). */
+function lowerBound(from: Float64Array, lo: number, hi: number, value: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (from[stays[mid]!]! < value) lo = mid + 1;
+    if (from[mid]! < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;

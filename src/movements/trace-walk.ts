@@ -551,7 +551,9 @@ class Walk {
   /** The rows of every reached presence, then each traced animal's path past the window (from its last reached presence; backward, its first). */
   private finalRows(): void {
     const { graph: g, q, rows, fwd } = this;
-    const seeds = new Set(q.seeds);
+    // The seeds marked by stay (a set's lookup per reached row costs more than the whole mark).
+    const seeds = new Uint8Array(g.stayCapacity);
+    for (const s of q.seeds) seeds[s] = 1;
     // Per animal, the row of its anchor (the last reached presence; backward the first), -1 none.
     const anchor = new Int32Array(g.animalCount).fill(-1);
     const better = (row: number, than: number) => {
@@ -586,7 +588,7 @@ class Walk {
               break;
             }
           }
-          const seed = seeds.has(s);
+          const seed = seeds[s] === 1;
           rows.add(g.stayAnimal(s), place, g.stayEstablishment(s), s, ex, hops, seed ? -1 : src, seed ? -1 : place, seed ? NaN : ex, seed);
           consider(rows.animal.length - 1);
         }
