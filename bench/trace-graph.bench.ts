@@ -95,7 +95,6 @@ async function main(): Promise<void> {
   }
   const appended = memory();
   let started = performance.now();
-  graph.trim();
   graph.ensureBuilt();
   const building = performance.now() - started;
   const after = memory();

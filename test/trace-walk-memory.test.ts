@@ -67,6 +67,9 @@ describe('the in-memory walk equals the definition on random networks', () => {
         const seeds = byUnit ? stays.filter((s) => s.unit === units[seed % 6] && inWindow(s)) : stays.filter((s) => s.animal === seedAnimal && inWindow(s));
         const seedStays = graph.seedStays(byUnit ? { kind: 'unit', id: units[seed % 6]! } : { kind: 'animal', id: seedAnimal }, from, to, NOW);
         expect(seedStays.map((s) => graph.stayId(s)).sort((a, b) => a - b)).toEqual(seeds.map((s) => s.id).sort((a, b) => a - b));
+        const establishment = stays[seed % stays.length]!.establishment;
+        const atEstablishment = graph.seedStays({ kind: 'establishment', id: establishment }, from, to, NOW).map((s) => graph.stayId(s));
+        expect(atEstablishment.sort((a, b) => a - b)).toEqual(stays.filter((s) => s.establishment === establishment && inWindow(s)).map((s) => s.id));
         const expected = bruteForce(stays, vehicleOf, seeds, from, to, forward, maxHops);
         const rows = walkRows(graph, walkGraph(graph, { seeds: seedStays, from, to, forward, maxHops, now: NOW })).filter((r) => r.control_unit_id !== null);
         const actual = new Map(rows.map((r) => [r.stay_id, { hops: r.int_hops, exposure: r.ts_exposure }]));

@@ -3,18 +3,26 @@ import { UuidTable } from './uuid-table.js';
 
 /**
  * Every stay of the herd in memory, for the outbreak walk (src/movements/trace-walk.ts;
- * docs/decisions/trace.md, "The walk in memory"). Columns by stay index (typed arrays, uuids
- * interned as ints), and three indexes built lazily on the first read after a change:
- * - by unit: each unit's closed stays, then its open ones, each part in `from` order, with the
- *   longest closed stay of the unit (a window's closed stays are found by one binary search);
- * - by animal: each animal's path in `animal_stay_path`'s order (key = coalesce(to, ∞), from, id);
+ * docs/decisions/trace.md, "The walk in memory"). A stay is two records, side by side in memory
+ * (the walk's cost is cache misses: one stay's fields share a line): six ints (animal, unit,
+ * vehicle, establishment: uuids interned as ints; the previous and next stay of the animal's path)
+ * and three floats (from, to, id). Indexes, built on the first read after a change:
+ * - by unit: the stays themselves, renumbered at each build so that each unit's closed stays, then
+ *   its open ones, each part in `from` order, are a range; with the longest closed stay of the unit
+ *   (a window's closed stays are found by one binary search);
+ * - by animal: each path in `animal_stay_path`'s order (key = coalesce(to, ∞), from, id), as the
+ *   links and each animal's first stay;
  * - by vehicle: the stays each vehicle carried away.
- * `replaceAnimals` after a build does not rebuild: the old stays are marked dead, the new ones
- * appended and listed in a small overlay (by unit, by vehicle, and the changed animals' paths),
- * which the reads merge; once the overlay passes an eighth of the stays the next read rebuilds
- * (and compacts when dead stays are an eighth). A stay index is valid until the next change.
+ * `add` and `replaceAnimals` after a build do not rebuild: old stays are marked dead, new ones
+ * appended, their animals' paths relinked, and the new stays listed in a small overlay by unit and
+ * by vehicle, which the reads merge; once the overlay passes an eighth of the stays the next read
+ * rebuilds (renumbering, the dead dropped). A stay index is valid until the next change.
  * Times are epoch microseconds in Float64Arrays; an open stay's `to` is NaN.
  */
+/** A stay's record: ints (animal, unit, vehicle, establishment, previous, next) and floats (from, to, id). */
+const INTS = 6;
+const FLOATS = 3;
+
 export class TraceGraph {
   /** The overlay's size (appended plus dead stays) past which the next read rebuilds; default an eighth of the stays, at least 50,000. */
   private readonly mergeAt: (live: number) => number;
@@ -24,38 +32,33 @@ export class TraceGraph {
   }
   private n = 0;
   private live = 0;
-  private animalOf = new Int32Array(1024);
-  private unitOf = new Int32Array(1024);
-  private establishmentOf = new Int32Array(1024);
-  private vehicleOf = new Int32Array(1024);
-  private fromOf = new Float64Array(1024);
-  private toOf = new Float64Array(1024);
-  private idOf = new Float64Array(1024);
+  /** INTS ints a stay: animal, unit, vehicle (-1 none), establishment, previous and next stay of its path (-1 none). */
+  private ints = new Int32Array(INTS * 1024);
+  /** FLOATS floats a stay: from, to (NaN open), id. */
+  private floats = new Float64Array(FLOATS * 1024);
   private dead = new Uint8Array(1024);
-  /** Each stay's position in its animal's path array (`path`): the walk steps to the next or previous stay in O(1). */
-  private pathPos = new Int32Array(1024);
   private readonly animals = new UuidTable();
   private readonly units = new UuidTable();
   private readonly establishments = new UuidTable();
   private readonly vehicles = new UuidTable();
 
-  // The indexes (valid when `built`), CSR: offsets by key, stay indexes.
+  // The indexes (valid when `built`). Units: offsets, where the open part begins, the longest closed stay.
   private built = false;
   private unitOffsets = new Int32Array(1);
   private unitOpen = new Int32Array(0);
   private unitSpan = new Float64Array(0);
-  private unitStays = new Int32Array(0);
-  private pathOffsets = new Int32Array(1);
-  private pathStays = new Int32Array(0);
+  /** Each animal's first stay (-1 none). */
+  private pathHead = new Int32Array(0);
   private vehicleOffsets = new Int32Array(1);
   private vehicleStays = new Int32Array(0);
+  /** The units each establishment's stays are at (the establishment seeds). */
+  private readonly establishmentUnits = new Map<number, number[]>();
   // The overlay since the last build.
   private overlaid = 0;
   private readonly unitExtra = new Map<number, number[]>();
   private readonly vehicleExtra = new Map<number, number[]>();
-  private readonly pathOverride = new Map<number, Int32Array>();
 
-  /** Appends stays (the initial load, in chunks). After a build, their animals' paths are overlaid. */
+  /** Appends stays (the initial load, in chunks). After a build, their animals' paths are relinked. */
   add(rows: Iterable<GraphStay>): void {
     if (!this.built) {
       for (const row of rows) this.append(row);
@@ -65,9 +68,9 @@ export class TraceGraph {
     for (const row of rows) {
       const s = this.append(row);
       this.overlay(s);
-      pushTo(added, this.animalOf[s]!, s);
+      pushTo(added, this.stayAnimal(s), s);
     }
-    for (const [a, list] of added) this.setPath(a, this.sortedPath([...this.currentPath(a), ...list]));
+    for (const [a, list] of added) this.link(a, [...this.liveStaysOf(a), ...list]);
     if (this.overlaid > this.mergeAt(this.live)) this.built = false;
   }
 
@@ -78,22 +81,27 @@ export class TraceGraph {
     const fresh = new Map<number, number[]>();
     for (const id of named) {
       const a = this.animals.intern(id);
-      for (const s of this.currentPath(a)) this.kill(s);
+      for (const s of this.liveStaysOf(a)) this.kill(s);
       fresh.set(a, []);
     }
     for (const row of rows) {
       if (!named.has(row.animal)) continue;
       const s = this.append(row);
       this.overlay(s);
-      fresh.get(this.animalOf[s]!)!.push(s);
+      fresh.get(this.stayAnimal(s))!.push(s);
     }
-    for (const [a, list] of fresh) this.setPath(a, this.sortedPath(list));
+    for (const [a, list] of fresh) this.link(a, list);
     if (this.overlaid > this.mergeAt(this.live)) this.built = false;
   }
 
   /** The live stay count. */
   get stays(): number {
     return this.live;
+  }
+
+  /** One more than the highest stay index (live or dead). */
+  get stayCapacity(): number {
+    return this.n;
   }
 
   /** Uuid order of two animals (PostgreSQL's: `order by src`). */
@@ -106,9 +114,9 @@ export class TraceGraph {
     return this.animals.bytes + this.units.bytes + this.establishments.bytes + this.vehicles.bytes;
   }
 
-  /** The bytes the columns and indexes hold (typed arrays; the uuid tables apart). */
+  /** The bytes the records and indexes hold (typed arrays; the uuid tables apart). */
   get bytes(): number {
-    const arrays = [this.animalOf, this.unitOf, this.establishmentOf, this.vehicleOf, this.fromOf, this.toOf, this.idOf, this.dead, this.pathPos, this.unitOffsets, this.unitOpen, this.unitSpan, this.unitStays, this.pathOffsets, this.pathStays, this.vehicleOffsets, this.vehicleStays];
+    const arrays = [this.ints, this.floats, this.dead, this.unitOffsets, this.unitOpen, this.unitSpan, this.pathHead, this.vehicleOffsets, this.vehicleStays];
     return arrays.reduce((sum, a) => sum + a.byteLength, 0);
   }
 
@@ -140,7 +148,7 @@ export class TraceGraph {
     return this.vehicles.name(i);
   }
   stayId(s: number): number {
-    return this.idOf[s]!;
+    return this.floats[FLOATS * s + 2]!;
   }
   establishmentIndex(uuid: string): number | undefined {
     return this.establishments.find(uuid);
@@ -153,59 +161,38 @@ export class TraceGraph {
   }
 
   stayAnimal(s: number): number {
-    return this.animalOf[s]!;
+    return this.ints[INTS * s]!;
   }
   stayUnit(s: number): number {
-    return this.unitOf[s]!;
-  }
-  stayEstablishment(s: number): number {
-    return this.establishmentOf[s]!;
+    return this.ints[INTS * s + 1]!;
   }
   /** The vehicle index the animal rode after the stay, -1 for none. */
   stayVehicle(s: number): number {
-    return this.vehicleOf[s]!;
+    return this.ints[INTS * s + 2]!;
+  }
+  stayEstablishment(s: number): number {
+    return this.ints[INTS * s + 3]!;
+  }
+  /** The stay before s in its animal's path, -1 if none (call `ensureBuilt` first). */
+  previousStay(s: number): number {
+    return this.ints[INTS * s + 4]!;
+  }
+  /** The stay after s in its animal's path, -1 if none (call `ensureBuilt` first). */
+  nextStay(s: number): number {
+    return this.ints[INTS * s + 5]!;
   }
   stayFrom(s: number): number {
-    return this.fromOf[s]!;
+    return this.floats[FLOATS * s]!;
   }
   /** NaN while open. */
   stayTo(s: number): number {
-    return this.toOf[s]!;
+    return this.floats[FLOATS * s + 1]!;
   }
 
   /** The animal's live stays in path order. */
   forEachStayOfAnimal(animal: number, fn: (stay: number) => void): void {
     this.ensureBuilt();
-    const path = this.path(animal);
-    for (let i = this.pathStart; i < this.pathEnd; i++) fn(path[i]!);
-  }
-
-  /**
-   * The animal's path: the array, with its range in `pathStart`/`pathEnd` (fields, not a new object per
-   * call: the walk asks once per exposed stay). Call `ensureBuilt` first.
-   */
-  pathStart = 0;
-  pathEnd = 0;
-  path(animal: number): Int32Array {
-    const override = this.pathOverride.size === 0 ? undefined : this.pathOverride.get(animal);
-    if (override) {
-      this.pathStart = 0;
-      this.pathEnd = override.length;
-      return override;
-    }
-    this.pathStart = animal + 1 < this.pathOffsets.length ? this.pathOffsets[animal]! : 0;
-    this.pathEnd = animal + 1 < this.pathOffsets.length ? this.pathOffsets[animal + 1]! : 0;
-    return this.pathStays;
-  }
-
-  /** The stay's position in the array `path` returns for its animal. */
-  pathAt(s: number): number {
-    return this.pathPos[s]!;
-  }
-
-  private setPath(a: number, path: Int32Array): void {
-    this.pathOverride.set(a, path);
-    for (let i = 0; i < path.length; i++) this.pathPos[path[i]!] = i;
+    for (let s = animal < this.pathHead.length ? this.pathHead[animal]! : -1; s >= 0; s = this.nextStay(s)) fn(s);
   }
 
   /**
@@ -214,23 +201,23 @@ export class TraceGraph {
    */
   unitWindow(u: number, lo: number, hi: number, now: number, out: IntList): void {
     const first = out.length;
+    const f = this.floats;
     if (u + 1 < this.unitOffsets.length) {
       const base = this.unitOffsets[u]!;
       const open = this.unitOpen[u]!;
       const end = this.unitOffsets[u + 1]!;
-      const stays = this.unitStays;
       // A closed stay ending at lo or later began at lo - (the unit's longest stay) or later.
-      let i = lowerBound(stays, base, open, lo - this.unitSpan[u]!, this.fromOf);
+      let i = lowerBound(f, base, open, lo - this.unitSpan[u]!);
       let j = open;
-      // Merge the closed and the open part (both in from order).
+      // Merge the closed and the open part (both in from order; stays built in are their positions).
       const openOk = now >= lo;
       for (;;) {
-        const ci = i < open && this.fromOf[stays[i]!]! <= hi ? stays[i]! : -1;
-        const oj = j < end && this.fromOf[stays[j]!]! <= hi ? stays[j]! : -1;
+        const ci = i < open && f[FLOATS * i]! <= hi ? i : -1;
+        const oj = j < end && f[FLOATS * j]! <= hi ? j : -1;
         if (ci < 0 && oj < 0) break;
-        if (oj < 0 || (ci >= 0 && this.fromOf[ci]! <= this.fromOf[oj]!)) {
+        if (oj < 0 || (ci >= 0 && f[FLOATS * ci]! <= f[FLOATS * oj]!)) {
           i++;
-          if (!this.dead[ci] && this.toOf[ci]! >= lo) out.push(ci);
+          if (!this.dead[ci] && f[FLOATS * ci + 1]! >= lo) out.push(ci);
         } else {
           j++;
           if (!this.dead[oj] && openOk) out.push(oj);
@@ -238,7 +225,7 @@ export class TraceGraph {
       }
     }
     const extra = this.unitExtra.get(u);
-    if (extra) for (const s of extra) if (!this.dead[s] && this.fromOf[s]! <= hi && endOf(this.toOf[s]!, now) >= lo) out.push(s);
+    if (extra) for (const s of extra) if (!this.dead[s] && this.stayFrom(s) <= hi && endOf(this.stayTo(s), now) >= lo) out.push(s);
     // Ties in from (and the overlay) put in order: insertion sort, linear on a nearly sorted list.
     const a = out.data;
     for (let k = first + 1; k < out.length; k++) {
@@ -271,7 +258,7 @@ export class TraceGraph {
   seedStays(seed: { kind: 'establishment' | 'unit' | 'animal'; id: string }, from: number, to: number, now: number = Date.now() * 1000): number[] {
     this.ensureBuilt();
     const found: number[] = [];
-    const overlaps = (s: number) => !this.dead[s] && this.fromOf[s]! <= to && endOf(this.toOf[s]!, now) >= from;
+    const overlaps = (s: number) => !this.dead[s] && this.stayFrom(s) <= to && endOf(this.stayTo(s), now) >= from;
     if (seed.kind === 'unit') {
       const u = this.units.find(seed.id);
       if (u === undefined) return found;
@@ -284,23 +271,35 @@ export class TraceGraph {
       if (a !== undefined) this.forEachStayOfAnimal(a, (s) => overlaps(s) && found.push(s));
       return found;
     }
-    // An establishment: one pass over the column (once per question; no index kept for it).
+    // An establishment: its units' windows (and the overlay's stays elsewhere that name it).
     const e = this.establishments.find(seed.id);
     if (e === undefined) return found;
-    for (let s = 0; s < this.n; s++) if (this.establishmentOf[s] === e && overlaps(s)) found.push(s);
+    const units = this.establishmentUnits.get(e) ?? [];
+    const out = new IntList();
+    for (const u of units) this.unitWindow(u, from, to, now, out);
+    for (let i = 0; i < out.length; i++) if (this.stayEstablishment(out.data[i]!) === e) found.push(out.data[i]!);
+    for (const [u, extra] of this.unitExtra) if (!units.includes(u)) for (const s of extra) if (this.stayEstablishment(s) === e && overlaps(s)) found.push(s);
     return found;
   }
 
-  /** Builds the indexes if a change left them stale (the walk calls it first). */
+  /**
+   * Builds the indexes if a change left them stale (the walk calls it first). The live stays are
+   * renumbered in the unit index's order (unit, closed before open, from): a unit's stays are then a
+   * range of the records themselves (no permutation array, and a run's stays lie side by side in
+   * memory), and the dead ones are gone.
+   */
   ensureBuilt(): void {
     if (this.built) return;
-    if (this.n - this.live > this.n / 8) this.compact();
-    const n = this.n;
-    // Stays in from order (radix), then stably counted into units (closed before open), animals, vehicles.
-    const byFrom = radixOrder(this.fromOf, n);
+    const oldN = this.n;
+    // Stays in from order (radix), then stably counted into units (closed before open): the new numbering.
+    const froms = new Float64Array(oldN);
+    for (let s = 0; s < oldN; s++) froms[s] = this.stayFrom(s);
+    const byFrom = radixOrder(froms, oldN);
     const U = this.units.size;
-    const unitKey = (s: number) => 2 * this.unitOf[s]! + (Number.isNaN(this.toOf[s]!) ? 1 : 0);
+    const unitKey = (s: number) => 2 * this.stayUnit(s) + (Number.isNaN(this.stayTo(s)) ? 1 : 0);
     const unitCsr = countingSort(byFrom, 2 * U, unitKey, this.dead);
+    this.renumber(unitCsr.items);
+    const n = this.n;
     this.unitOffsets = new Int32Array(U + 1);
     this.unitOpen = new Int32Array(U);
     for (let u = 0; u < U; u++) {
@@ -308,50 +307,72 @@ export class TraceGraph {
       this.unitOpen[u] = unitCsr.offsets[2 * u + 1]!;
     }
     this.unitOffsets[U] = unitCsr.offsets[2 * U]!;
-    this.unitStays = unitCsr.items;
     this.unitSpan = new Float64Array(U);
+    this.establishmentUnits.clear();
     for (let s = 0; s < n; s++) {
-      if (this.dead[s]) continue;
-      const span = this.toOf[s]! - this.fromOf[s]!;
-      if (span > this.unitSpan[this.unitOf[s]!]!) this.unitSpan[this.unitOf[s]!] = span;
+      // (Stays are in unit order now: the map is read only where the unit or the establishment changes.)
+      const u = this.stayUnit(s);
+      const e = this.stayEstablishment(s);
+      if (s === 0 || u !== this.stayUnit(s - 1) || e !== this.stayEstablishment(s - 1)) {
+        const units = this.establishmentUnits.get(e);
+        if (!units) this.establishmentUnits.set(e, [u]);
+        else if (!units.includes(u)) units.push(u);
+      }
+      const span = this.stayTo(s) - this.stayFrom(s);
+      if (span > this.unitSpan[this.stayUnit(s)]!) this.unitSpan[this.stayUnit(s)] = span;
     }
-    const paths = countingSort(byFrom, this.animals.size, (s) => this.animalOf[s]!, this.dead);
-    this.pathOffsets = paths.offsets;
-    this.pathStays = paths.items;
-    for (let a = 0; a < this.animals.size; a++) sortPath(this.pathStays, this.pathOffsets[a]!, this.pathOffsets[a + 1]!, this);
-    for (let i = 0; i < this.pathStays.length; i++) this.pathPos[this.pathStays[i]!] = i;
-    const withVehicle = byFrom.filter((s) => this.vehicleOf[s]! >= 0);
-    const vehicles = countingSort(withVehicle, this.vehicles.size, (s) => this.vehicleOf[s]!, this.dead);
+    // The from order in the new numbering (nearly the path order: counted into animals, insertion-sorted, linked).
+    const renumbered = new Int32Array(oldN).fill(-1);
+    for (let i = 0; i < n; i++) renumbered[unitCsr.items[i]!] = i;
+    const inFromOrder = new Int32Array(n);
+    let w = 0;
+    for (let k = 0; k < oldN; k++) {
+      const s = renumbered[byFrom[k]!]!;
+      if (s >= 0) inFromOrder[w++] = s;
+    }
+    const paths = countingSort(inFromOrder, this.animals.size, (s) => this.stayAnimal(s), this.dead);
+    this.pathHead = new Int32Array(this.animals.size).fill(-1);
+    for (let a = 0; a < this.animals.size; a++) {
+      const from = paths.offsets[a]!;
+      const to = paths.offsets[a + 1]!;
+      sortPath(paths.items, from, to, this);
+      this.linkRange(a, paths.items, from, to);
+    }
+    const withVehicle = inFromOrder.filter((s) => this.stayVehicle(s) >= 0);
+    const vehicles = countingSort(withVehicle, this.vehicles.size, (s) => this.stayVehicle(s), this.dead);
     this.vehicleOffsets = vehicles.offsets;
     this.vehicleStays = vehicles.items;
     this.unitExtra.clear();
     this.vehicleExtra.clear();
-    this.pathOverride.clear();
     this.overlaid = 0;
     this.built = true;
   }
 
   /** Path order: (coalesce(to, ∞), from, id). */
   pathOrder(a: number, b: number): number {
-    const ka = keyOf(this.toOf[a]!);
-    const kb = keyOf(this.toOf[b]!);
-    return ka - kb || this.fromOf[a]! - this.fromOf[b]! || this.idOf[a]! - this.idOf[b]! || 0;
+    const ka = keyOf(this.stayTo(a));
+    const kb = keyOf(this.stayTo(b));
+    return ka - kb || this.stayFrom(a) - this.stayFrom(b) || this.stayId(a) - this.stayId(b) || 0;
   }
 
   private unitOrder(a: number, b: number, now: number): number {
-    return this.fromOf[a]! - this.fromOf[b]! || endOf(this.toOf[a]!, now) - endOf(this.toOf[b]!, now) || this.idOf[a]! - this.idOf[b]! || 0;
+    return this.stayFrom(a) - this.stayFrom(b) || endOf(this.stayTo(a), now) - endOf(this.stayTo(b), now) || this.stayId(a) - this.stayId(b) || 0;
   }
 
   private append(row: GraphStay): number {
-    if (this.n === this.animalOf.length) this.grow(Math.max(1024, Math.ceil(this.n * 1.5)));
+    if (this.n === this.dead.length) this.grow(Math.max(1024, Math.ceil(this.n * 1.5)));
     const s = this.n++;
-    this.animalOf[s] = this.animals.intern(row.animal);
-    this.unitOf[s] = this.units.intern(row.unit);
-    this.establishmentOf[s] = this.establishments.intern(row.establishment);
-    this.vehicleOf[s] = row.vehicle === null ? -1 : this.vehicles.intern(row.vehicle);
-    this.fromOf[s] = row.from;
-    this.toOf[s] = row.to === null ? NaN : row.to;
-    this.idOf[s] = row.id;
+    const i = INTS * s;
+    this.ints[i] = this.animals.intern(row.animal);
+    this.ints[i + 1] = this.units.intern(row.unit);
+    this.ints[i + 2] = row.vehicle === null ? -1 : this.vehicles.intern(row.vehicle);
+    this.ints[i + 3] = this.establishments.intern(row.establishment);
+    this.ints[i + 4] = -1;
+    this.ints[i + 5] = -1;
+    const f = FLOATS * s;
+    this.floats[f] = row.from;
+    this.floats[f + 1] = row.to === null ? NaN : row.to;
+    this.floats[f + 2] = row.id;
     this.dead[s] = 0;
     this.live++;
     return s;
@@ -367,60 +388,64 @@ export class TraceGraph {
   /** Lists a stay appended after the build in the unit's and the vehicle's overlay. */
   private overlay(s: number): void {
     this.overlaid++;
-    pushTo(this.unitExtra, this.unitOf[s]!, s);
-    if (this.vehicleOf[s]! >= 0) pushTo(this.vehicleExtra, this.vehicleOf[s]!, s);
+    pushTo(this.unitExtra, this.stayUnit(s), s);
+    if (this.stayVehicle(s) >= 0) pushTo(this.vehicleExtra, this.stayVehicle(s), s);
   }
 
-  private *currentPath(a: number): Generator<number> {
-    const path = this.path(a);
-    const [start, end] = [this.pathStart, this.pathEnd];
-    for (let i = start; i < end; i++) if (!this.dead[path[i]!]) yield path[i]!;
+  private liveStaysOf(a: number): number[] {
+    const list: number[] = [];
+    for (let s = a < this.pathHead.length ? this.pathHead[a]! : -1; s >= 0; s = this.nextStay(s)) if (!this.dead[s]) list.push(s);
+    return list;
   }
 
-  private sortedPath(list: number[]): Int32Array {
-    return Int32Array.from(list).sort((x, y) => this.pathOrder(x, y));
+  /** Makes `stays` (live, any order) the animal's path. */
+  private link(a: number, stays: number[]): void {
+    const path = Int32Array.from(stays).sort((x, y) => this.pathOrder(x, y));
+    if (a >= this.pathHead.length) {
+      const grown = new Int32Array(Math.max(a + 1, Math.ceil(this.pathHead.length * 1.5))).fill(-1);
+      grown.set(this.pathHead);
+      this.pathHead = grown;
+    }
+    this.linkRange(a, path, 0, path.length);
+  }
+
+  private linkRange(a: number, path: Int32Array, from: number, to: number): void {
+    this.pathHead[a] = from < to ? path[from]! : -1;
+    for (let k = from; k < to; k++) {
+      const s = path[k]!;
+      this.ints[INTS * s + 4] = k > from ? path[k - 1]! : -1;
+      this.ints[INTS * s + 5] = k + 1 < to ? path[k + 1]! : -1;
+    }
   }
 
   private grow(capacity: number): void {
-    const copy = <T extends Int32Array | Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-      const b = make(capacity);
-      b.set(a.subarray(0, this.n));
-      return b;
-    };
-    this.animalOf = copy(this.animalOf, (c) => new Int32Array(c));
-    this.unitOf = copy(this.unitOf, (c) => new Int32Array(c));
-    this.establishmentOf = copy(this.establishmentOf, (c) => new Int32Array(c));
-    this.vehicleOf = copy(this.vehicleOf, (c) => new Int32Array(c));
-    this.fromOf = copy(this.fromOf, (c) => new Float64Array(c));
-    this.toOf = copy(this.toOf, (c) => new Float64Array(c));
-    this.idOf = copy(this.idOf, (c) => new Float64Array(c));
-    this.dead = copy(this.dead, (c) => new Uint8Array(c));
-    this.pathPos = copy(this.pathPos, (c) => new Int32Array(c));
+    const ints = new Int32Array(INTS * capacity);
+    ints.set(this.ints.subarray(0, INTS * this.n));
+    this.ints = ints;
+    const floats = new Float64Array(FLOATS * capacity);
+    floats.set(this.floats.subarray(0, FLOATS * this.n));
+    this.floats = floats;
+    const dead = new Uint8Array(capacity);
+    dead.set(this.dead.subarray(0, this.n));
+    this.dead = dead;
   }
 
-  /** Drops the dead stays (renumbering the rest) and trims the columns to the live count. */
-  private compact(): void {
-    let w = 0;
-    for (let s = 0; s < this.n; s++) {
-      if (this.dead[s]) continue;
-      this.animalOf[w] = this.animalOf[s]!;
-      this.unitOf[w] = this.unitOf[s]!;
-      this.establishmentOf[w] = this.establishmentOf[s]!;
-      this.vehicleOf[w] = this.vehicleOf[s]!;
-      this.fromOf[w] = this.fromOf[s]!;
-      this.toOf[w] = this.toOf[s]!;
-      this.idOf[w] = this.idOf[s]!;
-      this.dead[w] = 0;
-      w++;
+  /** The records reordered so that new stay i is old stay order[i] (the live ones only), at exact size. */
+  private renumber(order: Int32Array): void {
+    const n = order.length;
+    const size = Math.max(1024, n);
+    const ints = new Int32Array(INTS * size);
+    const floats = new Float64Array(FLOATS * size);
+    for (let i = 0; i < n; i++) {
+      const o = order[i]!;
+      for (let k = 0; k < 4; k++) ints[INTS * i + k] = this.ints[INTS * o + k]!;
+      for (let k = 0; k < FLOATS; k++) floats[FLOATS * i + k] = this.floats[FLOATS * o + k]!;
     }
-    this.n = w;
-    this.live = w;
-    this.grow(Math.max(1024, w));
-  }
-
-  /** Trims the columns to the stay count (after the initial load: growth leaves up to a third unused). */
-  trim(): void {
-    this.grow(Math.max(1024, this.n));
+    this.ints = ints;
+    this.floats = floats;
+    this.dead = new Uint8Array(size);
+    this.n = n;
+    this.live = n;
   }
 }
 
@@ -452,11 +477,11 @@ function pushTo(map: Map<number, number[]>, key: number, value: number): void {
   else map.set(key, [value]);
 }
 
-/** The first position in stays[lo, hi) whose from is >= value (the range is in from order). */
-function lowerBound(stays: Int32Array, lo: number, hi: number, value: number, from: Float64Array): number {
+/** The first stay in [lo, hi) whose from is >= value (the range is in from order; `floats` the records). */
+function lowerBound(floats: Float64Array, lo: number, hi: number, value: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (from[stays[mid]!]! < value) lo = mid + 1;
+    if (floats[FLOATS * mid]! < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;

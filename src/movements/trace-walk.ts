@@ -383,7 +383,7 @@ class Walk {
       const s = riders.data[i]!;
       const to = g.stayTo(s);
       if (!(to <= hi)) continue;
-      const n = this.nextStay(s);
+      const n = g.nextStay(s);
       const t = n < 0 ? this.q.now : g.stayFrom(n);
       if (!(t >= lo)) continue;
       this.rideStay.push(s);
@@ -442,13 +442,6 @@ class Walk {
     }
   }
 
-  /** The stay after s in its animal's path, -1 if none. */
-  private nextStay(s: number): number {
-    const path = this.graph.path(this.graph.stayAnimal(s));
-    const i = this.graph.pathAt(s);
-    return i + 1 < this.graph.pathEnd ? path[i + 1]! : -1;
-  }
-
   /** Forward: the presences newly exposed in round k sent on (to their vehicle, or their next stay), and the paths past the window. */
   private unitMovesForward(k: number): void {
     const { graph: g, q } = this;
@@ -472,23 +465,24 @@ class Walk {
             continue;
           }
         }
-        const path = g.path(animal);
-        const pathEnd = g.pathEnd;
-        const at = g.pathAt(s);
-        const next = at + 1 < pathEnd ? path[at + 1]! : -1;
+        const next = g.nextStay(s);
         if (next >= 0 && vehicle < 0 && g.stayFrom(next) <= q.to) this.toUnits.push(g.stayUnit(next), g.stayFrom(next), animal);
-        let clear = true;
-        for (let j = at + 1; j < pathEnd && clear; j++) clear = Math.min(g.stayFrom(path[j]!), keyOf(g.stayTo(path[j]!))) > q.to;
-        if (!clear) continue;
-        this.done[animal] = 1;
-        for (let j = at + 1; j < pathEnd; j++) {
-          const hops = k + (j - at);
-          if (q.maxHops !== null && hops > q.maxHops) break;
-          const o = path[j]!;
-          this.rows.add(animal, g.stayUnit(o), g.stayEstablishment(o), o, g.stayFrom(o), hops, animal, -1, g.stayFrom(o), false);
+        if (this.clearAfter(next)) {
+          this.done[animal] = 1;
+          this.pathAfter(animal, next, k);
         }
       }
     }
+  }
+
+  /** The first member in [lo, hi) of the unit members (from order) that began after t. */
+  private firstBegunAfter(lo: number, hi: number, t: number): number {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.graph.stayFrom(this.unitMembers.data[mid]!) <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Backward: the presences newly exposed in round k sent back (to the vehicle that brought them, or their previous stay), and the paths before the window. */
@@ -499,15 +493,14 @@ class Walk {
       const r = runs.data[ri]!;
       const x = this.rX.data[r]!;
       const prev = this.rPrev.data[r]!;
-      for (let i = this.rMemberFirst.data[r]!; i < this.rMemberEnd.data[r]!; i++) {
+      // The members are in from order: the fresh ones (begun after the previous label, by this one) are a range.
+      const end = this.rMemberEnd.data[r]!;
+      for (let i = Number.isNaN(prev) ? this.rMemberFirst.data[r]! : this.firstBegunAfter(this.rMemberFirst.data[r]!, end, prev); i < end; i++) {
         const s = this.unitMembers.data[i]!;
         const from = g.stayFrom(s);
-        if (!(from <= x && (Number.isNaN(prev) || from > prev))) continue;
+        if (from > x) break;
         const animal = g.stayAnimal(s);
-        const path = g.path(animal);
-        const start = g.pathStart;
-        const at = g.pathAt(s);
-        const before = at - 1 >= start ? path[at - 1]! : -1;
+        const before = g.previousStay(s);
         if (from >= q.from) {
           if (before < 0) continue;
           const vehicle = g.stayVehicle(before);
@@ -516,18 +509,49 @@ class Walk {
           continue;
         }
         if (before >= 0 && g.stayTo(before) >= q.from && g.stayVehicle(before) < 0) this.toUnits.push(g.stayUnit(before), g.stayTo(before), animal);
-        let clear = true;
-        for (let j = at - 1; j >= start && clear; j--) clear = keyOf(g.stayTo(path[j]!)) < q.from;
-        if (!clear) continue;
-        this.done[animal] = 1;
-        for (let j = at - 1; j >= start; j--) {
-          const hops = k + (at - j);
-          if (q.maxHops !== null && hops > q.maxHops) break;
-          const o = path[j]!;
-          const ex = endOf(g.stayTo(o), q.now);
-          this.rows.add(animal, g.stayUnit(o), g.stayEstablishment(o), o, ex, hops, animal, -1, ex, false);
+        if (this.clearBefore(before)) {
+          this.done[animal] = 1;
+          this.pathBefore(animal, before, k);
         }
       }
+    }
+  }
+
+  // The paths past the window, each loop in a method of its own: V8 deoptimizes a caller whose
+  // OSR-compiled inner loop exits, over and over (measured: the backward walk ×2 slower inlined).
+
+  /** Forward: whether every stay from `o` on begins after the window. */
+  private clearAfter(o: number): boolean {
+    const g = this.graph;
+    for (; o >= 0; o = g.nextStay(o)) if (!(Math.min(g.stayFrom(o), keyOf(g.stayTo(o))) > this.q.to)) return false;
+    return true;
+  }
+
+  /** Backward: whether every stay from `o` back ended before the window. */
+  private clearBefore(o: number): boolean {
+    const g = this.graph;
+    for (; o >= 0; o = g.previousStay(o)) if (!(keyOf(g.stayTo(o)) < this.q.from)) return false;
+    return true;
+  }
+
+  /** The rows of the stays from `o` on, one move each after `hops`, within the hop limit. */
+  private pathAfter(animal: number, o: number, hops: number): void {
+    const { graph: g, q } = this;
+    for (; o >= 0; o = g.nextStay(o)) {
+      hops++;
+      if (q.maxHops !== null && hops > q.maxHops) return;
+      this.rows.add(animal, g.stayUnit(o), g.stayEstablishment(o), o, g.stayFrom(o), hops, animal, -1, g.stayFrom(o), false);
+    }
+  }
+
+  /** The rows of the stays from `o` back, one move each after `hops`, within the hop limit. */
+  private pathBefore(animal: number, o: number, hops: number): void {
+    const { graph: g, q } = this;
+    for (; o >= 0; o = g.previousStay(o)) {
+      hops++;
+      if (q.maxHops !== null && hops > q.maxHops) return;
+      const ex = endOf(g.stayTo(o), q.now);
+      this.rows.add(animal, g.stayUnit(o), g.stayEstablishment(o), o, ex, hops, animal, -1, ex, false);
     }
   }
 
@@ -551,7 +575,9 @@ class Walk {
   /** The rows of every reached presence, then each traced animal's path past the window (from its last reached presence; backward, its first). */
   private finalRows(): void {
     const { graph: g, q, rows, fwd } = this;
-    const seeds = new Set(q.seeds);
+    // The seeds marked by stay (a set's lookup per reached row costs more than the whole mark).
+    const seeds = new Uint8Array(g.stayCapacity);
+    for (const s of q.seeds) seeds[s] = 1;
     // Per animal, the row of its anchor (the last reached presence; backward the first), -1 none.
     const anchor = new Int32Array(g.animalCount).fill(-1);
     const better = (row: number, than: number) => {
@@ -574,8 +600,10 @@ class Walk {
         for (let i = this.rMemberFirst.data[r]!; i < this.rMemberEnd.data[r]!; i++) {
           const s = this.unitMembers.data[i]!;
           const from = g.stayFrom(s);
+          // (Backward, the members after the label began after it: none of them is reached.)
+          if (!fwd && from > x) break;
           const end = endOf(g.stayTo(s), q.now);
-          if (fwd ? end < x : from > x) continue;
+          if (fwd && end < x) continue;
           const ex = fwd ? Math.max(from, x) : Math.min(end, x);
           // The fewest moves: the first round whose label reached the stay.
           let hops = -1;
@@ -586,7 +614,7 @@ class Walk {
               break;
             }
           }
-          const seed = seeds.has(s);
+          const seed = seeds[s] === 1;
           rows.add(g.stayAnimal(s), place, g.stayEstablishment(s), s, ex, hops, seed ? -1 : src, seed ? -1 : place, seed ? NaN : ex, seed);
           consider(rows.animal.length - 1);
         }
@@ -609,27 +637,8 @@ class Walk {
       const base = rows.hops.data[row]! - (ride ? 1 : 0);
       if (q.maxHops !== null && base + 1 > q.maxHops) continue;
       const stay = rows.stay.data[row]!;
-      const path = g.path(a);
-      const start = g.pathStart;
-      const end = g.pathEnd;
-      const at = g.pathAt(stay);
-      if (fwd) {
-        for (let j = at + 1; j < end; j++) {
-          const hops = base + (j - at);
-          if (q.maxHops !== null && hops > q.maxHops) break;
-          const o = path[j]!;
-          rows.add(a, g.stayUnit(o), g.stayEstablishment(o), o, g.stayFrom(o), hops, a, -1, g.stayFrom(o), false);
-        }
-      } else {
-        const first = ride ? at : at - 1;
-        for (let j = first; j >= start; j--) {
-          const hops = base + (first - j) + 1;
-          if (q.maxHops !== null && hops > q.maxHops) break;
-          const o = path[j]!;
-          const ex = endOf(g.stayTo(o), q.now);
-          rows.add(a, g.stayUnit(o), g.stayEstablishment(o), o, ex, hops, a, -1, ex, false);
-        }
-      }
+      if (fwd) this.pathAfter(a, g.nextStay(stay), base);
+      else this.pathBefore(a, ride ? stay : g.previousStay(stay), base);
     }
   }
 }

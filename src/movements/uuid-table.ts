@@ -9,6 +9,19 @@ const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 10; i++) HEX[48 + i] = i;
 for (let i = 0; i < 6; i++) HEX[97 + i] = HEX[65 + i] = 10 + i;
 const HEX_CODES = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+/** Four hex digits at `at` as a number, negative if one is not a hex digit. */
+function hex4(s: string, at: number): number {
+  const a = s.charCodeAt(at);
+  const b = s.charCodeAt(at + 1);
+  const c = s.charCodeAt(at + 2);
+  const d = s.charCodeAt(at + 3);
+  if ((a | b | c | d) >= 128) return -1;
+  const x = HEX[a]!;
+  const y = HEX[b]!;
+  const z = HEX[c]!;
+  const w = HEX[d]!;
+  return (x | y | z | w) < 0 ? -1 : (x << 12) | (y << 8) | (z << 4) | w;
+}
 const DIGITS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 export class UuidTable {
@@ -117,26 +130,27 @@ export class UuidTable {
   /** Parses a canonical uuid (8-4-4-4-12 hex digits, either case) into w0..w3. */
   private parse(name: string): boolean {
     if (name.length !== 36 || name.charCodeAt(8) !== 45 || name.charCodeAt(13) !== 45 || name.charCodeAt(18) !== 45 || name.charCodeAt(23) !== 45) return false;
-    let word = 0;
-    let digits = 0;
-    for (let p = 0; p < 36; p++) {
-      if (p === 8 || p === 13 || p === 18 || p === 23) continue;
-      const c = name.charCodeAt(p);
-      const v = c < 128 ? HEX[c]! : -1;
-      if (v < 0) return false;
-      word = (word << 4) | v;
-      digits++;
-      if ((digits & 7) === 0) {
-        const u = word >>> 0;
-        if (digits === 8) this.w0 = u;
-        else if (digits === 16) this.w1 = u;
-        else if (digits === 24) this.w2 = u;
-        else this.w3 = u;
-        word = 0;
-      }
-    }
+    // Each word as two 16-bit halves (small integers all the way: no heap numbers).
+    const a = hex4(name, 0);
+    const b = hex4(name, 4);
+    const c = hex4(name, 9);
+    const d = hex4(name, 14);
+    const e = hex4(name, 19);
+    const f = hex4(name, 24);
+    const g = hex4(name, 28);
+    const h = hex4(name, 32);
+    if ((a | b | c | d | e | f | g | h) < 0) return false;
+    this.key[0] = (a << 16) | b;
+    this.key[1] = (c << 16) | d;
+    this.key[2] = (e << 16) | f;
+    this.key[3] = (g << 16) | h;
+    this.w0 = this.key[0]!;
+    this.w1 = this.key[1]!;
+    this.w2 = this.key[2]!;
+    this.w3 = this.key[3]!;
     return true;
   }
+  private readonly key = new Uint32Array(4);
 
   private hash(a: number, b: number, c: number, d: number): number {
     let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b);
