@@ -121,7 +121,7 @@ describe('the answer stored from a walk in memory', () => {
           }
           const { reached, names } = columnar(parts.flat());
           const inMemory = await storeTraceAnswer(db, q, reached, names, { head: null, recent: 0 }, randomUUID(), 'memory');
-          await inMemory.pending?.stored;
+          await inMemory.pending?.store();
           expect(inMemory.total).toBe(inSql.total);
           expect(await inMemory.pending!.page(db, 5000, 0)).toEqual(await traceRunPage(db, inSql.id, 5000, 0));
           expect(await inMemory.pending!.page(db, 3, 2)).toEqual(await traceRunPage(db, inSql.id, 3, 2));

@@ -69,6 +69,7 @@ describe('the walk in memory answers what the walk in SQL answers', () => {
           // Each path walks: no stored answer of the other is reused.
           await app.service.orm.em.fork().execute('delete from trace_run');
           const inMemory = await app.service.core.trace.trace(db, actor, input, page).catch((e: Error) => e);
+          await app.service.core.trace.settled();
           await app.service.orm.em.fork().execute('delete from trace_run');
           const inSql = await sql.trace(db, actor, input, page).catch((e: Error) => e);
           expect(inMemory).toEqual(inSql);

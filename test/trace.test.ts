@@ -82,6 +82,8 @@ async function trace(token: string, input: Record<string, unknown>, size = 100):
   const all: Traced[] = [];
   for (let page = 1; ; page++) {
     const res = await app.call('POST', `/api/trace?int_current_page=${page}&int_max_results=${size}`, { token, body: input });
+    // A walk in memory writes its answer after the page is sent: read the database once it is written.
+    await app.service.core.trace.settled();
     if (res.status !== 200) return { status: res.status, animals: [], establishments: [], body: res.body };
     all.push(...res.body.data);
     // Every page carries the whole contact chain and the exact totals.

@@ -30,6 +30,8 @@ export interface ReachedNames {
   establishmentId(establishment: number): string;
   stayId(stay: number): number;
   compareAnimals(a: number, b: number): number;
+  /** A number in uuid order where one is cheap to give (ties then go to compareAnimals). */
+  animalSortKey?(animal: number): number;
   /** The animal's uuid written as 36 ASCII bytes into `out` at `at`; false when it cannot (then its text is used). */
   writeAnimalId?(animal: number, out: Uint8Array, at: number): boolean;
 }
@@ -48,7 +50,9 @@ function animalsLiteral(animals: Int32Array, names: ReachedNames): string {
     for (let i = 0; i < animals.length && whole; i++) {
       if (i) out[at++] = 44;
       const a = animals[i]!;
-      if (a === -1) at += out.write('NULL', at, 'latin1');
+      if (a === -1) {
+        at += out.write('NULL', at, 'latin1');
+      }
       else if (write.call(names, a, out, at)) at += 36;
       else whole = false;
     }
@@ -104,9 +108,11 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
   // statement's order), among its rows that are a seed or a contact with another animal.
   const ties = tieBreaks(names, reached);
   const entry = new Int32Array(animals).fill(-1);
+  const entered: number[] = [];
   for (let i = 0; i < n; i++) {
     if (!seed[i] && (viaAnimal[i] === -1 || viaAnimal[i] === animal[i])) continue;
     const j = entry[animal[i]!]!;
+    if (j === -1) entered.push(animal[i]!);
     const better =
       j === -1 || (hops[i] !== hops[j] ? hops[i]! < hops[j]! : seed[i] !== seed[j] ? seed[i] === 1 : exposure[i] !== exposure[j] ? exposure[i]! < exposure[j]! : ties.entryBefore(i, j));
     if (better) entry[animal[i]!] = i;
@@ -140,31 +146,25 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
       probe.push(a);
     }
   };
-  for (let a = 0; a < animals; a++) {
-    const e = entry[a]!;
-    if (e === -1) continue;
+  for (const a of entered) {
     ask(a);
-    ask(viaAnimal[e]!);
+    ask(viaAnimal[entry[a]!]!);
   }
   for (const row of holdings.row) if (row !== -1) ask(animal[row]!);
   const readable = await readableOf(db, q, probe, names, animals);
   const visible = (a: number) => vouched(a) || readable[a] === 1;
 
   // The traced animals the caller sees, ranked by (moves, contact time with seeds first, animal).
-  const shownList: number[] = [];
-  for (let a = 0; a < animals; a++) if (entry[a] !== -1 && visible(a)) shownList.push(entry[a]!);
-  const shown = Int32Array.from(shownList);
-  const when = (e: number) => (seed[e] ? -Infinity : reached.viaTime[e]!);
-  shown.sort((x, y) => hops[x]! - hops[y]! || when(x) - when(y) || names.compareAnimals(animal[x]!, animal[y]!));
+  const shown = rank(Int32Array.from(entered.filter(visible), (a) => entry[a]!), reached, names);
 
   const traced = new Uint8Array(animals);
   for (const e of shown) traced[animal[e]!] = 1;
   const places = await placesOf(db, q, holdings, reached, names, { seen, establishmentOfUnit, visible, traced, latest });
   const answer = answerRows(shown, reached, names, visible, await viaUnitsShown(db, q, shown, reached, seen, establishmentOfUnit, names));
-  // The first page is read from here while the answer is written: `trace_run` and `trace_answer` in one statement, so
-  // that a later request either finds the whole answer or none (the CSV waits for it: `pending.stored`).
-  const all = answer.slice(0, shown.length);
-  const stored = db
+  // The first page is read from here; the answer is written once asked (`pending.store`, after the first page is read):
+  // `trace_run` and `trace_answer` in one statement, so that a later request finds the whole answer or none.
+  let stored: Promise<void> | undefined;
+  const store = () => (stored ??= db
     .rows({
       sql: `with expired as materialized (select trace_answers_expire(interval '${RUN_KEPT}') as answers),
         answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from, int_group_to)
@@ -173,10 +173,11 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
                            as x(animal_id, hops, seed, via_animal_id, via_control_unit_id, ts_via, group_from, group_to, ord))
         insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
           select ?, ?, ?::jsonb, ?, ?::bigint, ?::int from expired`,
-      params: [id, all.animal, all.hops, all.seed, all.viaAnimal, all.viaUnit, all.viaTime, all.groupFrom, all.groupTo, id, shown.length, JSON.stringify(places.json), key, version.head, version.recent],
+      params: ((all) => [id, all.animal, all.hops, all.seed, all.viaAnimal, all.viaUnit, all.viaTime, all.groupFrom, all.groupTo, id, shown.length, JSON.stringify(places.json), key, version.head, version.recent])(
+        answer.slice(0, shown.length),
+      ),
     })
-    .then(() => undefined);
-  stored.catch(() => undefined); // heard by whoever waits for it (the CSV, the service's log)
+    .then(() => undefined));
   const page = (pageDb: Db, limit: number, offset: number) => {
     if (offset >= shown.length) return Promise.resolve([]);
     const [lo, hi] = answer.groupsOf(offset, Math.min(offset + limit, shown.length));
@@ -193,7 +194,31 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
       ),
     );
   };
-  return { id, total: shown.length, establishments: places.rows, pending: { page, stored } };
+  return { id, total: shown.length, establishments: places.rows, pending: { page, store } };
+}
+
+/**
+ * The entries in rank order: fewest moves, then the contact's time (seeds first), then the animal's
+ * uuid; sorted by keys laid out beforehand (a comparator reading the rows through closures cost
+ * half a second at a quarter of a million animals).
+ */
+function rank(entries: Int32Array, reached: ReachedRows, names: ReachedNames): Int32Array {
+  const m = entries.length;
+  const hops = new Int32Array(m);
+  const when = new Float64Array(m);
+  const key = new Float64Array(m);
+  const animal = new Int32Array(m);
+  for (let k = 0; k < m; k++) {
+    const e = entries[k]!;
+    hops[k] = reached.hops[e]!;
+    when[k] = reached.seed[e] ? -Infinity : reached.viaTime[e]!;
+    animal[k] = reached.animal[e]!;
+    key[k] = names.animalSortKey ? names.animalSortKey(animal[k]!) : 0;
+  }
+  const order = new Uint32Array(m);
+  for (let k = 0; k < m; k++) order[k] = k;
+  order.sort((x, y) => hops[x]! - hops[y]! || (when[x] === when[y] ? 0 : when[x]! < when[y]! ? -1 : 1) || key[x]! - key[y]! || names.compareAnimals(animal[x]!, animal[y]!));
+  return Int32Array.from(order, (k) => entries[k]!);
 }
 
 /** The statement's last tie-breaks, on the ids' text as the database orders uuids, nulls last. */

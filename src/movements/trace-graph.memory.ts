@@ -43,6 +43,7 @@ export class MemoryTraceGraph implements MemoryGraphSource {
       unitId: (i) => graph.unitId(i),
       establishmentId: (i) => graph.establishmentId(i),
       compareAnimals: (a, b) => graph.compareAnimals(a, b),
+      animalSortKey: (a) => graph.animalSortKey(a),
       // The rows carry stay ids, not indexes: a stay's index lasts only until the graph's next change,
       // which another request's refresh may make while this answer is stored.
       stayId: (id) => id,

@@ -105,6 +105,11 @@ export class TraceGraph {
   }
 
   /** Uuid order of two animals (PostgreSQL's: `order by src`). */
+  /** A number in the animals' uuid order, ties possible (compareAnimals then). */
+  animalSortKey(a: number): number {
+    return this.animals.sortKey(a);
+  }
+
   compareAnimals(a: number, b: number): number {
     return this.animals.compare(a, b);
   }

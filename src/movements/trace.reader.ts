@@ -92,11 +92,11 @@ export interface TraceRun {
   total: number;
   establishments: TracedEstablishmentRow[];
   /**
-   * A walk in memory whose answer is still being written (src/movements/trace-answer.ts): its pages
-   * are read from the answer it holds, and `stored` settles once `trace_run` and `trace_answer`
-   * hold it (the CSV waits for it).
+   * A walk in memory whose answer is not yet written (src/movements/trace-answer.ts): its pages are
+   * read from the answer it holds; `store` writes `trace_run` and `trace_answer` (once, whoever
+   * asks first; the CSV waits for it).
    */
-  pending?: { page(db: Db, limit: number, offset: number): Promise<TracedAnimalRow[]>; stored: Promise<void> };
+  pending?: { page(db: Db, limit: number, offset: number): Promise<TracedAnimalRow[]>; store(): Promise<void> };
 }
 
 /** How long a stored answer is kept: the pages of one request read it (a CSV export of a big trace takes seconds). */

@@ -93,14 +93,34 @@ export class TraceService {
     } catch (e) {
       progress?.failed(e);
       throw e;
+    } finally {
+      // Written while this page's answer is sent, not before it is read.
+      this.stored(run).catch(() => undefined);
     }
+  }
+
+  /** Settles once every answer walked in memory by this process so far is written (tests, shutdown). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.writing.values()].map((w) => this.stored(w.run)));
+  }
+
+  /** Writes a walk in memory's answer (once), and forgets it as being written once written. */
+  private stored(run: TraceRun): Promise<void> {
+    if (!run.pending) return Promise.resolve();
+    const done = run.pending.store();
+    done
+      .finally(() => {
+        for (const [key, w] of this.writing) if (w.run === run) this.writing.delete(key);
+      })
+      .catch(() => undefined);
+    return done;
   }
 
   /** The whole answer as CSV, streamed from PostgreSQL (the walk is the one this request already stored for its first page). */
   async csv(db: Db, actor: Actor, input: TraceInput): Promise<Readable> {
     const { run, visibleUnit, progress } = await this.answer(db, actor, input);
     try {
-      await run.pending?.stored;
+      await this.stored(run);
       const stream = await traceRunCsv(primaryOf(db), run.id, visibleUnit);
       progress?.answered(run.total);
       return stream;
@@ -172,9 +192,6 @@ export class TraceService {
       if (!graph) return { run: await traceRun(db, q, newId(), key), reused: false };
       const run = await traceRunInMemory(db, graph, q, found.version, newId(), key);
       this.writing.set(key, { run, version: found.version });
-      void run.pending?.stored.finally(() => {
-        if (this.writing.get(key)?.run === run) this.writing.delete(key);
-      }).catch(() => undefined);
       return { run, reused: false };
     });
     if (scope) {
