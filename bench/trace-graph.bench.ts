@@ -4,8 +4,9 @@
  * every stay into a TraceGraph (graphStaysSql, pages of 50,000: PostgreSQL's reading and the
  * graph's appending timed apart, then the index build; the process's RSS, heap and array buffers
  * before and after, the graph's bytes per stay), then asks bench/trace.bench.ts's three questions:
- * walkGraph (median of WALKS=5, process CPU) and trace_runs in SQL (SQL_RUNS=3, the backend's CPU from
- * /proc, jit off), and compares the rows of the first SQL run with the walk's at that run's now()
+ * walkGraph (median of WALKS=5, process CPU; first, inside the transaction of the first SQL run, at its now())
+ * and trace_runs in SQL (SQL_RUNS=3, the backend's CPU from /proc, jit off), and compares the rows of the
+ * first SQL run with the walk's
  * (the same multiset of every column: equal and differing counts, by a 52-bit hash of each row).
  * Run: npm run build:ts && DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node --expose-gc dist/bench/trace-graph.bench.js
  */
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
   );
   console.log(
     `memory: RSS ${mb(before.rss)} → ${mb(after.rss)} (${mb(appended.rss)} before the build), heap ${mb(before.heap)} → ${mb(after.heap)}, array buffers ${mb(before.buffers)} → ${mb(after.buffers)}` +
-      ` | graph typed arrays ${mb(graph.bytes)} = ${(graph.bytes / n).toFixed(1)} bytes per stay; heap (uuid tables) ${((after.heap - before.heap) / n).toFixed(1)} bytes per stay; RSS ${((after.rss - before.rss) / n).toFixed(1)} bytes per stay`,
+      ` | graph typed arrays ${mb(graph.bytes)} = ${(graph.bytes / n).toFixed(1)} bytes per stay, uuid tables ${mb(graph.uuidBytes)} (${(graph.uuidBytes / n).toFixed(1)} bytes per stay); RSS ${((after.rss - before.rss) / n).toFixed(1)} bytes per stay (the driver's garbage not returned)`,
   );
 
   const questions: [string, { kind: 'establishment' | 'animal'; id: string }, [string, string], boolean, number | null][] = [
@@ -118,47 +119,11 @@ async function main(): Promise<void> {
     const seedsOf = `array(select s.id from animal_stay s where ${seedSql} = $1 and s.ts_from <= $3 and coalesce(s.ts_to, now()) >= $2)`;
     const args = [seed.id, from, to, forward, maxHops];
     const walk = `trace_runs(${seedsOf}, $2::timestamptz, $3::timestamptz, $4::boolean, $5::integer)`;
-    // trace_runs: the first run's rows kept (as hashes over graph indexes) with its now().
-    const sqlCpu: number[] = [];
-    let sqlHashes = new Float64Array(0);
-    let now = 0;
-    let unknown = 0;
-    for (let run = 0; run < SQL_RUNS; run++) {
-      const ticks = await ticksOf([pid]);
-      if (run === 0) {
-        await client.query('begin');
-        now = Number((await client.query<{ now: number }>('select (extract(epoch from now()) * 1000000)::float8 as now')).rows[0]!.now);
-        await client.query(`create temp table h19g_rows on commit drop as select * from ${walk}`, args);
-        sqlCpu.push(((await ticksOf([pid])) - ticks) * 10);
-        const { rows } = await client.query<Record<string, string | number | boolean | null>>(
-          `select animal_id, control_unit_id, establishment_id, stay_id::float8 as stay_id, (extract(epoch from ts_exposure) * 1000000)::float8 as ex, int_hops,
-                  via_animal_id, via_control_unit_id, (extract(epoch from ts_via) * 1000000)::float8 as via, bl_seed from h19g_rows`,
-        );
-        await client.query('commit');
-        const index = (id: unknown, find: (u: string) => number | undefined) => (id === null ? -1 : (find(id as string) ?? (unknown++, -2)));
-        sqlHashes = new Float64Array(rows.length);
-        rows.forEach((r, i) => {
-          sqlHashes[i] = rowHash([
-            index(r.animal_id, (u) => graph.animalIndex(u)),
-            index(r.control_unit_id, (u) => graph.unitIndex(u)),
-            index(r.establishment_id, (u) => graph.establishmentIndex(u)),
-            Number(r.stay_id),
-            Number(r.ex),
-            Number(r.int_hops),
-            index(r.via_animal_id, (u) => graph.animalIndex(u)),
-            index(r.via_control_unit_id, (u) => graph.unitIndex(u)),
-            r.via === null ? -1 : Number(r.via),
-            r.bl_seed ? 1 : 0,
-          ]);
-        });
-        sqlHashes.sort();
-      } else {
-        await client.query(`select count(*) from ${walk}`, args);
-        sqlCpu.push(((await ticksOf([pid])) - ticks) * 10);
-      }
-    }
-    const sqlLoad = load();
-    // The walk, at the first SQL run's now().
+    // One transaction for the first SQL run: its now() is the walk's. The walks run first, before any
+    // SQL rows are in this process's heap (their garbage would be collected during the walks).
+    await client.query('begin');
+    const now = Number((await client.query<{ now: number }>('select (extract(epoch from now()) * 1000000)::float8 as now')).rows[0]!.now);
+    memory();
     const walkCpu: number[] = [];
     const walkWall: number[] = [];
     let result: WalkResult | undefined;
@@ -172,11 +137,46 @@ async function main(): Promise<void> {
       const used = process.cpuUsage(cpu);
       walkCpu.push((used.user + used.system) / 1000);
     }
+    const walkLoad = load();
+    // trace_runs: the first run's rows kept (as hashes over graph indexes).
+    const sqlCpu: number[] = [];
+    let ticks = await ticksOf([pid]);
+    await client.query(`create temp table h19g_rows on commit drop as select * from ${walk}`, args);
+    sqlCpu.push(((await ticksOf([pid])) - ticks) * 10);
+    const { rows } = await client.query<Record<string, string | number | boolean | null>>(
+      `select animal_id, control_unit_id, establishment_id, stay_id::float8 as stay_id, (extract(epoch from ts_exposure) * 1000000)::float8 as ex, int_hops,
+              via_animal_id, via_control_unit_id, (extract(epoch from ts_via) * 1000000)::float8 as via, bl_seed from h19g_rows`,
+    );
+    await client.query('commit');
+    let unknown = 0;
+    const index = (id: unknown, find: (u: string) => number | undefined) => (id === null ? -1 : (find(id as string) ?? (unknown++, -2)));
+    const sqlHashes = new Float64Array(rows.length);
+    rows.forEach((r, i) => {
+      sqlHashes[i] = rowHash([
+        index(r.animal_id, (u) => graph.animalIndex(u)),
+        index(r.control_unit_id, (u) => graph.unitIndex(u)),
+        index(r.establishment_id, (u) => graph.establishmentIndex(u)),
+        Number(r.stay_id),
+        Number(r.ex),
+        Number(r.int_hops),
+        index(r.via_animal_id, (u) => graph.animalIndex(u)),
+        index(r.via_control_unit_id, (u) => graph.unitIndex(u)),
+        r.via === null ? -1 : Number(r.via),
+        r.bl_seed ? 1 : 0,
+      ]);
+    });
+    sqlHashes.sort();
+    for (let run = 1; run < SQL_RUNS; run++) {
+      ticks = await ticksOf([pid]);
+      await client.query(`select count(*) from ${walk}`, args);
+      sqlCpu.push(((await ticksOf([pid])) - ticks) * 10);
+    }
+    const sqlLoad = load();
     const same = compare(walkHashes(graph, result!), sqlHashes);
     const animals = new Set(result!.animal).size;
     console.log(
       `${label}: ${seeds.length} seeds, ${result!.length.toLocaleString('en')} rows (${animals.toLocaleString('en')} animals)` +
-        ` | walkGraph median ${medianOf(walkCpu).toFixed(0)} ms CPU, ${medianOf(walkWall).toFixed(0)} ms wall (${WALKS} runs) ${load()}` +
+        ` | walkGraph median ${medianOf(walkCpu).toFixed(0)} ms CPU, ${medianOf(walkWall).toFixed(0)} ms wall (${WALKS} runs) ${walkLoad}` +
         ` | trace_runs backend CPU ${sqlCpu.map((c) => `${(c / 1000).toFixed(2)} s`).join(', ')} ${sqlLoad}` +
         ` | rows equal ${same.equal.toLocaleString('en')}, only in the walk ${same.onlyWalk}, only in SQL ${same.onlySql}${unknown ? `, uuids unknown to the graph ${unknown}` : ''}`,
     );

@@ -80,9 +80,6 @@ class FloatList {
     }
     this.data[this.length++] = v;
   }
-  set(i: number, v: number): void {
-    this.data[i] = v;
-  }
 }
 
 /** The answer's columns, grown as rows come. */
@@ -199,6 +196,8 @@ class Walk {
   private readonly changedUnitRuns = new IntList();
   private readonly changedVehicleRuns = new IntList();
   private readonly scratch = new IntList();
+  /** A vehicle's riders while it loads. */
+  private readonly scratch2 = new IntList();
 
   constructor(
     private readonly graph: TraceGraph,
@@ -412,7 +411,6 @@ class Walk {
     if (this.rideStay.length > first) this.newRun(p, this.rideF.data[start]!, runTo, start, this.rideStay.length);
     this.runCount[p] = this.rFrom.length - this.runFirst[p]!;
   }
-  private readonly scratch2 = new IntList();
 
   /** Insertion sort of rides [a, b) by (f, t, -stay id): a vehicle carries a truckload, tens of rides. */
   private sortRides(a: number, b: number): void {
