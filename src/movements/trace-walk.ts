@@ -146,7 +146,66 @@ class Candidates {
 
 export function walkGraph(graph: TraceGraph, q: WalkQuestion): WalkResult {
   graph.ensureBuilt();
-  return new Walk(graph, q).run();
+  return new Walk(graph, q, scratchOf(graph)).run();
+}
+
+/**
+ * The walk's arrays by place, animal and stay, kept from one walk to the next of a graph: at a million
+ * animals they are some 35 MB, allocated and zeroed for every walk they cost more than a 1-hop walk
+ * itself, and their garbage made the collector run inside the walks. What a walk marks it lists
+ * (`dirty*`), and the next walk clears those entries first (so a walk that threw leaves nothing).
+ * Walks never interleave (each runs to its end synchronously).
+ */
+class Scratch {
+  runFirst = new Int32Array(0);
+  runCount = new Int32Array(0);
+  pending = new Float64Array(0);
+  pendingStamp = new Int32Array(0);
+  done = new Uint8Array(0);
+  anchor = new Int32Array(0);
+  seeds = new Uint8Array(0);
+  stamp = 0;
+  readonly dirtyPlaces = new IntList();
+  readonly dirtyAnimals = new IntList();
+  readonly dirtySeeds = new IntList();
+
+  /** Sized for the graph as it is now, every entry as a fresh walk wants it. */
+  ready(places: number, animals: number, stays: number): this {
+    if (this.runFirst.length < places) {
+      this.runFirst = new Int32Array(places).fill(-1);
+      this.runCount = new Int32Array(places);
+      this.pending = new Float64Array(places);
+      this.pendingStamp = new Int32Array(places);
+      this.stamp = 0;
+    } else for (let i = 0; i < this.dirtyPlaces.length; i++) this.runFirst[this.dirtyPlaces.data[i]!] = -1;
+    if (this.done.length < animals) {
+      this.done = new Uint8Array(animals);
+      this.anchor = new Int32Array(animals).fill(-1);
+    } else {
+      for (let i = 0; i < this.dirtyAnimals.length; i++) {
+        this.done[this.dirtyAnimals.data[i]!] = 0;
+        this.anchor[this.dirtyAnimals.data[i]!] = -1;
+      }
+    }
+    if (this.seeds.length < stays) this.seeds = new Uint8Array(stays);
+    else for (let i = 0; i < this.dirtySeeds.length; i++) this.seeds[this.dirtySeeds.data[i]!] = 0;
+    // The pending stamps only grow; near the end of their range, cleared once.
+    if (this.stamp > 2 ** 30) {
+      this.pendingStamp.fill(0);
+      this.stamp = 0;
+    }
+    this.dirtyPlaces.clear();
+    this.dirtyAnimals.clear();
+    this.dirtySeeds.clear();
+    return this;
+  }
+}
+
+const scratches = new WeakMap<TraceGraph, Scratch>();
+function scratchOf(graph: TraceGraph): Scratch {
+  let s = scratches.get(graph);
+  if (!s) scratches.set(graph, (s = new Scratch()));
+  return s.ready(graph.unitCount + graph.vehicleCount, graph.animalCount, graph.stayCapacity);
 }
 
 class Walk {
@@ -158,7 +217,6 @@ class Walk {
   private readonly runCount: Int32Array;
   private readonly pending: Float64Array;
   private readonly pendingStamp: Int32Array;
-  private stamp = 0;
   // Runs (trace_wrun).
   private rFrom = new FloatList();
   private rTo = new FloatList();
@@ -202,15 +260,15 @@ class Walk {
   constructor(
     private readonly graph: TraceGraph,
     private readonly q: WalkQuestion,
+    private readonly scratch0: Scratch,
   ) {
     this.U = graph.unitCount;
     this.fwd = q.forward;
-    const places = this.U + graph.vehicleCount;
-    this.runFirst = new Int32Array(places).fill(-1);
-    this.runCount = new Int32Array(places);
-    this.pending = new Float64Array(places);
-    this.pendingStamp = new Int32Array(places);
-    this.done = new Uint8Array(graph.animalCount);
+    this.runFirst = scratch0.runFirst;
+    this.runCount = scratch0.runCount;
+    this.pending = scratch0.pending;
+    this.pendingStamp = scratch0.pendingStamp;
+    this.done = scratch0.done;
   }
 
   run(): WalkResult {
@@ -249,7 +307,7 @@ class Walk {
     changed.clear();
     const n = c.length;
     const last = this.isLast(k);
-    const stamp = ++this.stamp;
+    const stamp = ++this.scratch0.stamp;
     const fresh = this.scratch;
     fresh.clear();
     for (let i = 0; i < n; i++) {
@@ -346,6 +404,7 @@ class Walk {
     const first = m.length;
     this.graph.unitWindow(u, lo, hi, this.q.now, m);
     this.runFirst[u] = this.rFrom.length;
+    this.scratch0.dirtyPlaces.push(u);
     // A run breaks where a stay begins after every earlier one has ended (the max over all earlier rows, as the SQL's window).
     let start = first;
     let maxT = -Infinity;
@@ -394,6 +453,7 @@ class Walk {
     }
     this.sortRides(first, this.rideStay.length);
     this.runFirst[p] = this.rFrom.length;
+    this.scratch0.dirtyPlaces.push(p);
     let start = first;
     let maxT = -Infinity;
     let runTo = -Infinity;
@@ -467,6 +527,7 @@ class Walk {
         if (next >= 0 && vehicle < 0 && g.stayFrom(next) <= q.to) this.toUnits.push(g.stayUnit(next), g.stayFrom(next), animal);
         if (this.clearAfter(next)) {
           this.done[animal] = 1;
+          this.scratch0.dirtyAnimals.push(animal);
           this.pathAfter(animal, next, k);
         }
       }
@@ -509,6 +570,7 @@ class Walk {
         if (before >= 0 && g.stayTo(before) >= q.from && g.stayVehicle(before) < 0) this.toUnits.push(g.stayUnit(before), g.stayTo(before), animal);
         if (this.clearBefore(before)) {
           this.done[animal] = 1;
+          this.scratch0.dirtyAnimals.push(animal);
           this.pathBefore(animal, before, k);
         }
       }
@@ -574,10 +636,12 @@ class Walk {
   private finalRows(): void {
     const { graph: g, q, rows, fwd } = this;
     // The seeds marked by stay (a set's lookup per reached row costs more than the whole mark).
-    const seeds = new Uint8Array(g.stayCapacity);
-    for (const s of q.seeds) seeds[s] = 1;
+    const { seeds, anchor } = this.scratch0;
+    for (const s of q.seeds) {
+      seeds[s] = 1;
+      this.scratch0.dirtySeeds.push(s);
+    }
     // Per animal, the row of its anchor (the last reached presence; backward the first), -1 none.
-    const anchor = new Int32Array(g.animalCount).fill(-1);
     const better = (row: number, than: number) => {
       const s = rows.stay.data[row]!;
       const t = rows.stay.data[than]!;
@@ -587,6 +651,7 @@ class Walk {
     const consider = (row: number) => {
       const a = rows.animal.data[row]!;
       if (this.done[a]) return;
+      if (anchor[a]! < 0) this.scratch0.dirtyAnimals.push(a);
       if (anchor[a]! < 0 || better(row, anchor[a]!)) anchor[a] = row;
     };
     for (let r = 0; r < this.rFrom.length; r++) {
@@ -628,7 +693,9 @@ class Walk {
       }
     }
     // Past the window: each anchor's later (backward: earlier) stays, one move each; a ride's far end is part of its move.
-    for (let a = 0; a < anchor.length; a++) {
+    const anchored = this.scratch0.dirtyAnimals;
+    for (let i = 0; i < anchored.length; i++) {
+      const a = anchored.data[i]!;
       const row = anchor[a]!;
       if (row < 0) continue;
       const ride = rows.unit.data[row]! < 0;
