@@ -180,8 +180,9 @@ describe('the hot statements use their indexes and prune', () => {
       await closeStays(recordingTx(tx, seen), animalIds, new Date());
       await reopenStaysOf(recordingTx(tx, seen), randomUUID(), animalIds);
       const [close, reopen] = [await planOf(tx, seen[0]!), await planOf(tx, seen[1]!)];
-      // By animal_stay_open or the path index of that partition, as the statistics make it cheaper.
-      expect(close).toMatch(/Index Scan using \w+ on animal_stay_current/);
+      // By animal_stay_open or the path index of that partition, as the statistics make it cheaper (an index scan,
+      // or a bitmap heap scan over one: the suite's other files leave more or fewer open stays behind).
+      expect(close).toMatch(/(Index Scan using \w+|Bitmap Heap Scan) on animal_stay_current/);
       expect(close).not.toMatch(/Seq Scan/);
       // The rows updated are the open partition's alone; the previous stay's end (previousStayEnded, "Stays in
       // path order" in src/animals/stays.ts) reads the closed partitions, each by its path index (the open one pruned).
