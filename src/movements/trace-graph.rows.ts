@@ -13,7 +13,8 @@ export function staysSelect(times: 'micros' | 'raw', where = ''): string {
   const t = (c: string) => (times === 'raw' ? `s.${c}` : `(extract(epoch from s.${c}) * 1000000)::int8::float8`);
   const id = times === 'raw' ? 's.id' : 's.id::float8';
   const text = times === 'raw' ? '' : '::text';
-  return `select ${id}, s.animal_id${text}, s.control_unit_id${text}, s.establishment_id${text}, ${t('ts_from')}, ${t('ts_to')}, coalesce(te.travel_id, e.id)${text}
+  return `select ${id} as id, s.animal_id${text} as animal, s.control_unit_id${text} as unit, s.establishment_id${text} as establishment,
+                 ${t('ts_from')} as "from", ${t('ts_to')} as "to", coalesce(te.travel_id, e.id)${text} as vehicle
     from animal_stay s
     left join animals_egress e on e.id = s.animals_egress_id and e.str_status in ('FINISHED', 'RECEIVED')
     left join travel_embark te on te.animals_egress_id = e.id and te.ts_released_at is null
@@ -33,22 +34,10 @@ export function stayOfTuple(r: unknown[], ids: Interner): GraphStay {
   };
 }
 
-/**
- * The stays as the in-memory walk reads them (GraphStay), the rows `tail` selects (a where clause,
- * an order, a limit: the caller's placeholders). The vehicle is Migration0067's VEHICLE: the travel of the egress that
- * closed the stay (its embark not released), or the egress itself; none unless the egress is
- * FINISHED or RECEIVED. Times in epoch microseconds (`extract` is exact: numeric).
- */
-export const graphStaysSql = (tail: string): string => `
-  select s.id::float8 as id, s.animal_id as animal, s.control_unit_id as unit, s.establishment_id as establishment,
-         (extract(epoch from s.ts_from) * 1000000)::float8 as "from", (extract(epoch from s.ts_to) * 1000000)::float8 as "to", v.vehicle
-    from animal_stay s
-    left join lateral (select coalesce(te.travel_id, e.id) as vehicle from animals_egress e
-                         left join travel_embark te on te.animals_egress_id = e.id and te.ts_released_at is null
-                        where e.id = s.animals_egress_id and e.str_status in ('FINISHED', 'RECEIVED')) v on true
-   ${tail}`;
+/** The stays as the in-memory walk reads them (GraphStay), the rows `tail` selects (a where clause, an order, a limit: the caller's placeholders), as objects. */
+export const graphStaysSql = (tail: string): string => staysSelect('micros', tail);
 
-/** A row of graphStaysSql as it comes from a driver (numbers possibly as strings). */
+/** A row of graphStaysSql (staysSelect's columns by name) as it comes from a driver (numbers possibly as strings). */
 export interface GraphStayRow {
   id: number | string;
   animal: string;
