@@ -393,9 +393,14 @@ async function placesOf(
   });
   if (!list.length) return { rows: [], json: [] };
   const counts = tracedAt(reached, holdings.row.length, on.traced);
-  const seenEstablishments = new Set<string>();
+  // Each establishment of a seen unit once (a name for each of 44,585 seen units cost a tenth of a second).
+  const seenEstablishment = new Uint8Array(holdings.row.length);
   on.seen.forEach((s, u) => {
-    if (s && on.establishmentOfUnit[u] !== -1) seenEstablishments.add(names.establishmentId(on.establishmentOfUnit[u]!));
+    if (s && on.establishmentOfUnit[u] !== -1) seenEstablishment[on.establishmentOfUnit[u]!] = 1;
+  });
+  const seenEstablishments: string[] = [];
+  seenEstablishment.forEach((s, e) => {
+    if (s) seenEstablishments.push(names.establishmentId(e));
   });
   const row = (e: number) => holdings.row[e]!;
   const unitSeen = (e: number) => reached.unit[row(e)] !== -1 && on.seen[reached.unit[row(e)]!] === 1;
@@ -420,7 +425,7 @@ async function placesOf(
       arrayLiteral(list.map((e) => isoMicros(holdings.exposure[e]!))),
       arrayLiteral(list.map((e) => names.stayId(reached.stay[row(e)]!))),
       arrayLiteral(list.map((e) => String(unitSeen(e) && brought(e)))),
-      arrayLiteral([...seenEstablishments]),
+      arrayLiteral(seenEstablishments),
       ...visible.params,
     ],
   });
