@@ -4,7 +4,7 @@ import { TraceService, type TraceInput } from '../src/movements/trace.service.js
 import { useApp } from './helpers/app.js';
 import { login, makeUser, official } from './helpers/factories.js';
 import type { Holding } from './helpers/movements.js';
-import { at, networkPlaces, randomStays, seeded, unitsAndEgresses } from './helpers/trace-network.js';
+import { at, networkPlaces, travelNetwork } from './helpers/trace-network.js';
 
 /**
  * The trace walked in memory (the service's graph, docs/decisions/trace.md "The walk in memory")
@@ -22,21 +22,7 @@ beforeAll(async () => {
 });
 
 /** A random network as test/trace-walk.test.ts draws them: units, animals with 1-5 stays, egresses, some on a travel. */
-async function network(seed: number): Promise<{ units: string[]; animals: string[] }> {
-  const rng = seeded(seed);
-  const em = app.service.orm.em.fork();
-  const { units, egresses } = await unitsAndEgresses(app, places);
-  const travel = randomUUID();
-  await em.execute(
-    `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,
-    [travel, vehicleId, places[0]!.owner.user.id, units[0]!.id, units[1]!.id, at(0)],
-  );
-  for (const egress of egresses.slice(0, 3)) {
-    await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at) values (?, ?, ?, ?)`, [randomUUID(), travel, egress, at(0)]);
-  }
-  const stays = await randomStays(app, { units, egresses }, rng, (t) => t + Math.floor(rng.random() * 6));
-  return { units: units.map((u) => u.id), animals: [...new Set(stays.map((s) => s.animal))] };
-}
+const network = (seed: number) => travelNetwork(app, places, vehicleId, seed);
 
 describe('the walk in memory answers what the walk in SQL answers', () => {
   test('on random networks, for an administrator, an authority and an owner', async () => {

@@ -103,3 +103,18 @@ export async function randomStays(
   );
   return rows.map((r, i) => ({ ...r, id: Number(ids[i]!.id) }));
 }
+
+/** A random network (unitsAndEgresses, randomStays) whose first three egresses rode one travel: the units' ids and the animals'. */
+export async function travelNetwork(app: TestApp, places: Holding[], vehicleId: string, seed: number): Promise<{ units: string[]; animals: string[] }> {
+  const rng = seeded(seed);
+  const em = app.service.orm.em.fork();
+  const { units, egresses } = await unitsAndEgresses(app, places);
+  const travel = randomUUID();
+  await em.execute(
+    `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,
+    [travel, vehicleId, places[0]!.owner.user.id, units[0]!.id, units[1]!.id, at(0)],
+  );
+  for (const egress of egresses.slice(0, 3)) await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at) values (?, ?, ?, ?)`, [randomUUID(), travel, egress, at(0)]);
+  const stays = await randomStays(app, { units, egresses }, rng, (t) => t + Math.floor(rng.random() * 6));
+  return { units: units.map((u) => u.id), animals: [...new Set(stays.map((s) => s.animal))] };
+}
