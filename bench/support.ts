@@ -19,6 +19,8 @@ export const BENCH_ENV = {
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
   // DB_WORK_MEM=server (or a size) from the bench's environment: an A/B of the service's work_mem.
   ...(process.env.DB_WORK_MEM ? { DB_WORK_MEM: process.env.DB_WORK_MEM } : {}),
+  // TRACE_GRAPH=false from the bench's environment: the trace walked in PostgreSQL, for an A/B with the walk in memory.
+  ...(process.env.TRACE_GRAPH ? { TRACE_GRAPH: process.env.TRACE_GRAPH } : {}),
 };
 
 export interface Served {
