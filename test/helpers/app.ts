@@ -110,6 +110,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // TEST_ACTOR_CACHE=true: with it, a token's first request counts one statement more than the
     // next, and the many tests that compare two requests' statements would compare a cold and a warm one.
     ACTOR_CACHE: process.env.TEST_ACTOR_CACHE ?? 'false',
+    // TEST_TRACE_GRAPH=false: every file's trace walked in PostgreSQL (the service's fallback) instead of in memory.
+    TRACE_GRAPH: process.env.TEST_TRACE_GRAPH ?? 'true',
     TRUST_PROXY: 'true',
     LOGIN_LIMIT_PER_ADDRESS: '100000',
     LOGIN_LIMIT_PER_LOGIN: '1000',
