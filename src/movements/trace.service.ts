@@ -9,6 +9,7 @@ import { paged, toPage, type PageInput, type Paged } from '../shared/pagination.
 import type { Scope } from '../shared/scoped-query.js';
 import { Checker } from '../shared/validation.js';
 import { requestScope } from '../shared/request-scope.js';
+import type { Logger } from '../shared/logger.js';
 import { UF_READERS } from './gta.policy.js';
 import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
@@ -59,10 +60,14 @@ export class TraceService {
    * while its data version holds; once written, `trace_run` has it.
    */
   private readonly writing = new Map<string, { run: TraceRun; version: DataVersion }>();
+  /** The answers whose write this service watches (told once if it fails). */
+  private readonly storing = new Set<TraceRun>();
 
   constructor(
     private readonly progress: TraceProgress | null = null,
     private graph: MemoryGraphSource | null = null,
+    /** Where a walk in memory's answer that could not be written is told (its page was answered; a CSV waiting for it fails). */
+    private readonly log: Logger | null = null,
   ) {}
 
   /** The graph in memory, once the database is open (src/server.ts). */
@@ -109,11 +114,16 @@ export class TraceService {
   private stored(run: TraceRun): Promise<void> {
     if (!run.pending) return Promise.resolve();
     const done = run.pending.store();
-    done
-      .finally(() => {
-        for (const [key, w] of this.writing) if (w.run === run) this.writing.delete(key);
-      })
-      .catch(() => undefined);
+    if (!this.storing.has(run)) {
+      this.storing.add(run);
+      done
+        .catch((err: unknown) => this.log?.error({ err, run: run.id }, 'a trace answer walked in memory was not written'))
+        .finally(() => {
+          this.storing.delete(run);
+          for (const [key, w] of this.writing) if (w.run === run) this.writing.delete(key);
+        })
+        .catch(() => undefined);
+    }
     return done;
   }
 
