@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { TraceGraph } from '../src/movements/trace-graph.js';
 import { graphStay, graphStaysSql, type GraphStayRow } from '../src/movements/trace-graph.rows.js';
 import { walkGraph, walkRows, type WalkRow } from '../src/movements/trace-walk.js';
 import { useApp } from './helpers/app.js';
 import type { Holding } from './helpers/movements.js';
-import { at, networkPlaces, randomStays, seeded, unitsAndEgresses, type NetworkStay } from './helpers/trace-network.js';
+import { at, networkPlaces, randomStays, seeded, unitsAndEgresses, type NetworkStay, twoTravels } from './helpers/trace-network.js';
 
 /**
  * The in-memory walk (walkGraph over a TraceGraph loaded by graphStaysSql) equals `trace_runs`
@@ -29,20 +28,9 @@ beforeAll(async () => {
 /** The networks of test/trace-walk.test.ts (`overlap`: of test/trace-walk-overlap.test.ts's next-stay rule). */
 async function network(seed: number, overlap: boolean): Promise<{ stays: NetworkStay[]; units: string[] }> {
   const { random, pick } = seeded(seed);
-  const em = app.service.orm.em.fork();
   const { units, egresses } = await unitsAndEgresses(app, places);
-  const travels = [randomUUID(), randomUUID()];
-  for (const travel of travels) {
-    await em.execute(
-      `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,
-      [travel, vehicleId, places[0]!.owner.user.id, units[0]!.id, units[1]!.id, at(0)],
-    );
-  }
-  // Egresses 0–2 on the first travel, 3 on the second, 4 released from the second (it rode alone).
-  const embarks: [string, string, boolean][] = [[travels[0]!, egresses[0]!, false], [travels[0]!, egresses[1]!, false], [travels[0]!, egresses[2]!, false], [travels[1]!, egresses[3]!, false], [travels[1]!, egresses[4]!, true]];
-  for (const [travel, egress, released] of embarks) {
-    await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at, ts_released_at) values (?, ?, ?, ?, ?)`, [randomUUID(), travel, egress, at(0), released ? at(1) : null]);
-  }
+  await twoTravels(app, places, vehicleId, units, egresses);
+
   const nextFrom = overlap ? (t: number) => Math.max(0, random() < 0.5 ? t - Math.floor(random() * 50) : t + Math.floor(random() * 6)) : (t: number) => t + Math.floor(random() * 6);
   const stays = await randomStays(app, { units, egresses }, { random, pick }, nextFrom);
   return { stays, units: units.map((u) => u.id) };

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { useApp } from './helpers/app.js';
 import type { Holding } from './helpers/movements.js';
 import { bruteForce } from './helpers/trace-brute.js';
-import { at, hourOf, networkPlaces, randomStays, seeded, unitsAndEgresses, type NetworkStay } from './helpers/trace-network.js';
+import { at, hourOf, networkPlaces, randomStays, seeded, unitsAndEgresses, type NetworkStay, twoTravels } from './helpers/trace-network.js';
 
 /**
  * The walk (`trace_runs`, Migration0025TraceRuns) against a brute-force reading of DOMAIN.md's
@@ -25,22 +24,9 @@ type Stay = NetworkStay;
 /** A small random network: units, animals with 1–5 stays each, some stays left by an egress (a vehicle), some egresses on a travel. */
 async function network(seed: number): Promise<{ stays: Stay[]; vehicleOf: Map<string, string>; units: string[] }> {
   const { random, pick } = seeded(seed);
-  const em = app.service.orm.em.fork();
   const { units, egresses } = await unitsAndEgresses(app, places);
-  const travels = [randomUUID(), randomUUID()];
-  const vehicleOf = new Map<string, string>(egresses.map((e) => [e, e]));
-  for (const travel of travels) {
-    await em.execute(
-      `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,
-      [travel, vehicleId, places[0]!.owner.user.id, units[0]!.id, units[1]!.id, at(0)],
-    );
-  }
-  // Egresses 0–2 on the first travel, 3 on the second, 4 released from the second (it rode alone).
-  const embarks: [string, string, boolean][] = [[travels[0]!, egresses[0]!, false], [travels[0]!, egresses[1]!, false], [travels[0]!, egresses[2]!, false], [travels[1]!, egresses[3]!, false], [travels[1]!, egresses[4]!, true]];
-  for (const [travel, egress, released] of embarks) {
-    await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at, ts_released_at) values (?, ?, ?, ?, ?)`, [randomUUID(), travel, egress, at(0), released ? at(1) : null]);
-    if (!released) vehicleOf.set(egress, travel);
-  }
+  const vehicleOf = await twoTravels(app, places, vehicleId, units, egresses);
+
   const stays = await randomStays(app, { units, egresses }, { random, pick }, (t) => t + Math.floor(random() * 6));
   return { stays, vehicleOf, units: units.map((u) => u.id) };
 }

@@ -2,26 +2,17 @@ import type { Db } from '../db/sql.js';
 import { stayKey } from '../animals/stays.js';
 import type { DataVersion, TraceQuestion, TraceRun, TracedAnimalRow, TracedEstablishmentRow } from './trace.reader.js';
 import { RUN_KEPT, rankedPage } from './trace.reader.js';
+import type { WalkResult } from './trace-walk.js';
 
 /**
  * The rows of the walk in memory (`trace_runs`' columns, one row per reached presence), columnar:
  * the animal, unit and establishment as the graph's indexes (`-1`: null; a ride has no unit nor
  * establishment), times in epoch microseconds (`NaN`: null).
  */
-export interface ReachedRows {
-  length: number;
-  animal: Int32Array;
-  unit: Int32Array;
-  establishment: Int32Array;
+export type ReachedRows = Omit<WalkResult, 'stay'> & {
   /** The stay, as `names.stayId` reads it (the walk in memory hands over the ids themselves). */
   stay: Int32Array | Float64Array;
-  exposure: Float64Array;
-  hops: Int32Array;
-  viaAnimal: Int32Array;
-  viaUnit: Int32Array;
-  viaTime: Float64Array;
-  seed: Uint8Array;
-}
+};
 
 /** The graph's indexes back to the database's ids, and the animals' order as the database orders their uuids. */
 export interface ReachedNames {

@@ -118,3 +118,26 @@ export async function travelNetwork(app: TestApp, places: Holding[], vehicleId: 
   const stays = await randomStays(app, { units, egresses }, rng, (t) => t + Math.floor(rng.random() * 6));
   return { units: units.map((u) => u.id), animals: [...new Set(stays.map((s) => s.animal))] };
 }
+
+/**
+ * The walk tests' two travels: egresses 0-2 on the first, 3 on the second, 4 released from the second
+ * (it rode alone). The vehicle of each egress (the egress itself when it rode no travel).
+ */
+export async function twoTravels(app: TestApp, places: Holding[], vehicleId: string, units: { id: string }[], egresses: string[]): Promise<Map<string, string>> {
+  const em = app.service.orm.em.fork();
+  const travels = [randomUUID(), randomUUID()];
+  const vehicleOf = new Map<string, string>(egresses.map((e) => [e, e]));
+  for (const travel of travels) {
+    await em.execute(
+      `insert into travel (id, vehicle_id, transporter_user_id, from_control_unit_id, to_control_unit_id, str_status, ts_start_time) values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)`,
+      [travel, vehicleId, places[0]!.owner.user.id, units[0]!.id, units[1]!.id, at(0)],
+    );
+  }
+  const embarks: [string, string, boolean][] = [[travels[0]!, egresses[0]!, false], [travels[0]!, egresses[1]!, false], [travels[0]!, egresses[2]!, false], [travels[1]!, egresses[3]!, false], [travels[1]!, egresses[4]!, true]];
+  for (const [travel, egress, released] of embarks) {
+    await em.execute(`insert into travel_embark (id, travel_id, animals_egress_id, ts_embarked_at, ts_released_at) values (?, ?, ?, ?, ?)`, [randomUUID(), travel, egress, at(0), released ? at(1) : null]);
+    if (!released) vehicleOf.set(egress, travel);
+  }
+  return vehicleOf;
+}
+
