@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { seenUnitsLookup } from '../src/movements/trace-answer.js';
 import { TraceService, type TraceInput } from '../src/movements/trace.service.js';
 import { useApp } from './helpers/app.js';
 import { login, makeUser, official } from './helpers/factories.js';
@@ -39,7 +40,10 @@ describe('the walk in memory answers what the walk in SQL answers', () => {
         fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }),
         fc.constantFrom('unit', 'animal', 'establishment'),
         fc.integer({ min: 0, max: 2 }),
-        async (seed, direction, maxHops, kind, who) => {
+        // The reached units' visibility each by its establishment's key, or by the caller's establishments hashed.
+        fc.constantFrom(2000, 0),
+        async (seed, direction, maxHops, kind, who, perRowUpTo) => {
+          seenUnitsLookup.perRowUpTo = perRowUpTo;
           const { units, animals } = await network(seed);
           const from = (seed % 97) + 10;
           const input: TraceInput = {
@@ -64,6 +68,7 @@ describe('the walk in memory answers what the walk in SQL answers', () => {
       ),
       { numRuns: 30 },
     );
+    seenUnitsLookup.perRowUpTo = 2000;
   });
 
   test('a stay written after the graph was loaded is walked', async () => {

@@ -81,12 +81,15 @@ function withFastLiterals(orm: Orm): Orm {
  * cost passed jit_above_cost (a trace's walk) compiling took longer than running (0.9 of 2.2 s).
  * They run with `workMem` (DB_WORK_MEM; `server` or none: the server's): a trace's storing statement
  * sorts and hashes its hundreds of thousands of reached rows, on disk past it (docs/operations.md).
- * Options the URL carries (`?options=-c ...`) are kept, and a jit or work_mem setting of theirs wins.
+ * They run without parallel workers: a page's statement planned generic (the sixth execution of a
+ * prepared one) went parallel for 50 animals' stays, and on a busy 2-core machine its workers' start
+ * and wait took 40-140 ms of a 5 ms statement (docs/operations.md).
+ * Options the URL carries (`?options=-c ...`) are kept, and a jit, work_mem or parallel setting of theirs wins.
  */
 export function sessionOptions(databaseUrl: string, workMem = ''): string {
   const given = new URL(databaseUrl).searchParams.get('options')?.trim() ?? '';
   const sets = (name: string) => new RegExp(`(^|\\s)(-c\\s*|--)${name}=`).test(given);
-  const ours = [...(sets('jit') ? [] : ['-c jit=off']), ...(workMem && workMem !== 'server' && !sets('work[_-]mem') ? [`-c work_mem=${workMem}`] : [])];
+  const ours = [...(sets('jit') ? [] : ['-c jit=off']), ...(sets('max[_-]parallel[_-]workers[_-]per[_-]gather') ? [] : ['-c max_parallel_workers_per_gather=0']), ...(workMem && workMem !== 'server' && !sets('work[_-]mem') ? [`-c work_mem=${workMem}`] : [])];
   return [given, ...ours].filter(Boolean).join(' ');
 }
 

@@ -200,18 +200,31 @@ function rank(entries: Int32Array, reached: ReachedRows, names: ReachedNames): I
   let maxHops = 0;
   for (let k = 0; k < m; k++) {
     const e = entries[k]!;
-    when[k] = reached.seed[e] ? -Infinity : reached.viaTime[e]!;
+    // (A contact always has its time; were one missing, it would rank after every time.)
+    when[k] = reached.seed[e] ? -Infinity : Number.isNaN(reached.viaTime[e]!) ? Infinity : reached.viaTime[e]!;
     if (reached.hops[e]! > maxHops) maxHops = reached.hops[e]!;
   }
-  const times = Float64Array.from(new Set(when)).sort();
-  const timeRank = new Map<number, number>();
-  for (let t = 0; t < times.length; t++) timeRank.set(times[t]!, t);
-  const animalOf = (k: number) => reached.animal[entries[k]!]!;
-  const byAnimal = (x: number, y: number) => (names.animalSortKey ? names.animalSortKey(animalOf(x)) - names.animalSortKey(animalOf(y)) : 0) || names.compareAnimals(animalOf(x), animalOf(y));
+  // The distinct times in order, each time's rank found by bisection (a Map of a quarter of a million times cost a tenth of a second).
+  const sorted = when.slice().sort();
+  let distinct = 0;
+  for (let i = 0; i < m; i++) if (distinct === 0 || sorted[i] !== sorted[distinct - 1]) sorted[distinct++] = sorted[i]!;
+  const timeRank = (t: number) => {
+    let lo = 0;
+    let hi = distinct - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const sortKey = new Float64Array(m);
+  if (names.animalSortKey) for (let k = 0; k < m; k++) sortKey[k] = names.animalSortKey(reached.animal[entries[k]!]!);
+  const byAnimal = (x: number, y: number) => sortKey[x]! - sortKey[y]! || names.compareAnimals(reached.animal[entries[x]!]!, reached.animal[entries[y]!]!);
   const order = new Uint32Array(m);
-  if ((maxHops + 1) * times.length * m < 2 ** 53) {
+  if ((maxHops + 1) * distinct * m < 2 ** 53) {
     const packed = new Float64Array(m);
-    for (let k = 0; k < m; k++) packed[k] = (reached.hops[entries[k]!]! * times.length + timeRank.get(when[k]!)!) * m + k;
+    for (let k = 0; k < m; k++) packed[k] = (reached.hops[entries[k]!]! * distinct + timeRank(when[k]!)) * m + k;
     packed.sort();
     for (let k = 0; k < m; k++) order[k] = packed[k]! % m;
     // Each run of equal moves and time, by animal.
@@ -247,7 +260,10 @@ function tieBreaks(names: ReachedNames, r: ReachedRows) {
   };
 }
 
-/** The reached units the caller sees, by unit index: one statement over their ids, each checked by its establishment's key (`perRow`). */
+/** Up to how many reached units are each checked by their establishment's key (past it, by the caller's establishments hashed; tests try both). */
+export const seenUnitsLookup = { perRowUpTo: 2000 };
+
+/** The reached units the caller sees, by unit index: one statement over their ids (`perRow` up to `seenUnitsLookup.perRowUpTo`). */
 async function seenOf(db: Db, q: TraceQuestion, establishmentOfUnit: Int32Array, names: ReachedNames): Promise<Uint8Array> {
   const seen = new Uint8Array(establishmentOfUnit.length);
   const units: number[] = [];
@@ -255,7 +271,9 @@ async function seenOf(db: Db, q: TraceQuestion, establishmentOfUnit: Int32Array,
     if (e !== -1) units.push(u);
   });
   if (!units.length) return seen;
-  const visible = q.visibleUnit('su.control_unit_id', { establishment: 'su.establishment_id', perRow: true });
+  // A few units: each looked up by its establishment's key; many (a backward trace reaches tens of thousands):
+  // the caller's establishments hashed once (44,585 lookups took 72-78 ms, the hashed set 17 ms, at 1M for a state's authority).
+  const visible = q.visibleUnit('su.control_unit_id', { establishment: 'su.establishment_id', perRow: units.length <= seenUnitsLookup.perRowUpTo });
   const rows = await db.rows<{ i: number }>({
     sql: `select su.i::int as i from unnest(?::uuid[], ?::uuid[]) with ordinality as su(control_unit_id, establishment_id, i) where (select ${visible.sql} offset 0)`,
     params: [arrayLiteral(units.map((u) => names.unitId(u))), arrayLiteral(units.map((u) => names.establishmentId(establishmentOfUnit[u]!))), ...visible.params],
@@ -384,14 +402,10 @@ async function placesOf(
   });
   if (!list.length) return { rows: [], json: [] };
   const counts = tracedAt(reached, holdings.row.length, on.traced);
-  // Each establishment of a seen unit once (a name for each of 44,585 seen units cost a tenth of a second).
+  // Whether a holding has a seen unit, a boolean beside it (an array of their ids searched row by row cost 0.5 s at 16,065 holdings once planned generic).
   const seenEstablishment = new Uint8Array(holdings.row.length);
   on.seen.forEach((s, u) => {
     if (s && on.establishmentOfUnit[u] !== -1) seenEstablishment[on.establishmentOfUnit[u]!] = 1;
-  });
-  const seenEstablishments: string[] = [];
-  seenEstablishment.forEach((s, e) => {
-    if (s) seenEstablishments.push(names.establishmentId(e));
   });
   const row = (e: number) => holdings.row[e]!;
   const unitSeen = (e: number) => reached.unit[row(e)] !== -1 && on.seen[reached.unit[row(e)]!] === 1;
@@ -404,10 +418,10 @@ async function placesOf(
   const visible = q.visibleUnit('vu.id', { establishment: 'vu.establishment_id', perRow: true });
   const rows = await db.rows<{ i: number; str_name: string; str_type: string; str_socioenvironmental_status: string; gta_id: string | null; str_gta_code: string | null }>({
     sql: `select x.i::int as i, e.str_name, e.str_type, e.str_socioenvironmental_status, g.id as gta_id, g.str_code as str_gta_code
-            from unnest(?::uuid[], ?::int[], ?::timestamptz[], ?::bigint[], ?::boolean[]) with ordinality as x(establishment_id, hops, ts_exposure, stay_id, leg, i)
+            from unnest(?::uuid[], ?::int[], ?::timestamptz[], ?::bigint[], ?::boolean[], ?::boolean[]) with ordinality as x(establishment_id, hops, ts_exposure, stay_id, leg, seen, i)
             join establishment e on e.id = x.establishment_id
             left join lateral (select g.id, g.str_code from gta g where x.leg and g.id = (select (${leg}) from animal_stay s where s.id = x.stay_id and ${stayKey('s')} >= x.ts_exposure) offset 0) g on true
-           where case when e.id = any(?::uuid[]) then true
+           where case when x.seen then true
                       else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${visible.sql} offset 0) end
            order by x.hops, x.ts_exposure${on.latest ? ' desc' : ''}, e.str_name, e.id`,
     params: [
@@ -416,7 +430,7 @@ async function placesOf(
       arrayLiteral(list.map((e) => isoMicros(holdings.exposure[e]!))),
       arrayLiteral(list.map((e) => names.stayId(reached.stay[row(e)]!))),
       arrayLiteral(list.map((e) => String(unitSeen(e) && brought(e)))),
-      arrayLiteral(seenEstablishments),
+      arrayLiteral(list.map((e) => String(seenEstablishment[e] === 1))),
       ...visible.params,
     ],
   });

@@ -80,9 +80,10 @@ export class TraceService {
     return this.graph?.walks ?? 0;
   }
 
-  /** Settles once the graph in memory has loaded (at once without one). */
-  ready(): Promise<void> {
-    return this.graph?.ready() ?? Promise.resolve();
+  /** Settles once the graph in memory has loaded and holds every change committed before the call (at once without one). */
+  async ready(): Promise<void> {
+    await this.graph?.ready();
+    await this.graph?.current();
   }
 
   async trace(db: Db, actor: Actor, input: TraceInput, pageInput: PageInput | null | undefined): Promise<TraceResult> {
