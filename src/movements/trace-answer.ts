@@ -95,6 +95,12 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
   const animals = bound(n, animal, viaAnimal);
   const units = bound(n, unit, reached.viaUnit);
 
+  // The reached units (with their establishment) and those the caller sees: asked first, the statement runs while the passes below do.
+  const establishmentOfUnit = new Int32Array(units).fill(-1);
+  for (let i = 0; i < n; i++) if (unit[i] !== -1) establishmentOfUnit[unit[i]!] = establishment[i]!;
+  const seenP = seenOf(db, q, establishmentOfUnit, names);
+  seenP.catch(() => undefined); // heard at its await below, after the passes
+
   // Each animal's entry: its fewest moves, a seed first, then the earliest exposure (then the contact's animal, the unit, the stay: the
   // statement's order), among its rows that are a seed or a contact with another animal.
   const ties = tieBreaks(names, reached);
@@ -109,10 +115,8 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
     if (better) entry[animal[i]!] = i;
   }
 
-  // The reached units (with their establishment) and those the caller sees.
-  const establishmentOfUnit = new Int32Array(units).fill(-1);
-  for (let i = 0; i < n; i++) if (unit[i] !== -1) establishmentOfUnit[unit[i]!] = establishment[i]!;
-  const seen = await seenOf(db, q, establishmentOfUnit, names);
+  const holdings = holdingsOf(reached, latest, ties);
+  const seen = await seenP;
 
   // An animal entered on a vehicle is vouched for when another of its reached rows is at a seen unit.
   const riderSeen = new Uint8Array(animals);
@@ -125,8 +129,6 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
     const e = entry[a]!;
     return e !== -1 && (unit[e] !== -1 ? seen[unit[e]!] === 1 : riderSeen[a] === 1);
   };
-
-  const holdings = holdingsOf(reached, latest, ties);
 
   // The animals no seen unit vouches for, probed by their stays' holder columns in one statement: the traced ones, the contacts, the holdings' animals.
   const probed = new Uint8Array(animals);
@@ -145,13 +147,18 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
   const readable = await readableOf(db, q, probe, names, animals);
   const visible = (a: number) => vouched(a) || readable[a] === 1;
 
-  // The traced animals the caller sees, ranked by (moves, contact time with seeds first, animal).
-  const shown = rank(Int32Array.from(entered.filter(visible), (a) => entry[a]!), reached, names);
-
+  // The traced animals the caller sees; the holdings and the contacts' units asked of the database while they are ranked
+  // by (moves, contact time with seeds first, animal).
+  const visibleEntries = Int32Array.from(entered.filter(visible), (a) => entry[a]!);
   const traced = new Uint8Array(animals);
-  for (const e of shown) traced[animal[e]!] = 1;
-  const places = await placesOf(db, q, holdings, reached, names, { seen, establishmentOfUnit, visible, traced, latest });
-  const answer = answerRows(shown, reached, names, visible, await viaUnitsShown(db, q, shown, reached, seen, establishmentOfUnit, names));
+  for (const e of visibleEntries) traced[animal[e]!] = 1;
+  const placesP = placesOf(db, q, holdings, reached, names, { seen, establishmentOfUnit, visible, traced, latest });
+  const viaUnitsP = viaUnitsShown(db, q, visibleEntries, reached, seen, establishmentOfUnit, names);
+  placesP.catch(() => undefined);
+  viaUnitsP.catch(() => undefined);
+  const shown = rank(visibleEntries, reached, names);
+  const places = await placesP;
+  const answer = answerRows(shown, reached, names, visible, await viaUnitsP);
   // The first page is read from here; the answer is written once asked (`pending.store`, after the first page is read):
   // `trace_run` and `trace_answer` in one statement, so that a later request finds the whole answer or none.
   let stored: Promise<void> | undefined;
