@@ -7,7 +7,8 @@
  * 90-day window with 1 hop and with unlimited hops, and a backward trace of one slaughtered animal,
  * each BENCH_TRACE_RUNS times (default 5): the first page (the establishments and 50 animals) and
  * the whole answer (Accept: text/csv, streamed), p50 and p95 with the load average, the answer's
- * size, and the service's resident memory while the CSV streams.
+ * size, and the service's resident memory while the CSV streams. Measured after a warm-up: the three
+ * kinds of question once each from the next auction and the next slaughtered animal (BENCH_TRACE_WARM_UP=0: none).
  * BENCH_TRACE_AB=1 first compares, on the same herd, the walk of Migration0024 (`trace_walk`) with
  * today's (`trace_runs`): the animals, exposures and establishments reached, and the hops (run it
  * with BENCH_TRACE_TRUCKS=0: the old walk knows no vehicles). BENCH_TRACE_DATABASE names the scratch
@@ -36,7 +37,9 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 /** The machine's load average (1, 5, 15 minutes), printed beside each figure: the machine is shared. */
 const load = () => `[load ${loadavg().map((l) => l.toFixed(2)).join(' ')}]`;
 
-async function generate(service: Service): Promise<{ hubEstablishment: string; slaughtered: string; window: [string, string]; victimWindow: [string, string] }> {
+type Seeds = Awaited<ReturnType<typeof benchSeeds>>;
+
+async function generate(service: Service): Promise<{ measured: Seeds; warmUp: Seeds }> {
   const em = service.orm.em.fork();
   // BENCH_REUSE_DATABASE=1: the herd a BENCH_KEEP_DATABASE=1 run generated (its scratch tables kept), measured again.
   const reuse = process.env.BENCH_REUSE_DATABASE === '1';
@@ -71,7 +74,7 @@ async function generate(service: Service): Promise<{ hubEstablishment: string; s
       ` ${(counts!.riders / Math.max(1, counts!.trucks)).toFixed(1)} riders per load; ${counts!.full.toLocaleString('en')} loads of 20 or more carry ${Math.round((100 * counts!.full_riders) / Math.max(1, counts!.riders))}% of the rides)` +
       ` in ${seconds(generated)} (+ ${seconds(performance.now() - started)} vacuum and analyze); ${allVisible} ${load()}`,
   );
-  const questions = await benchSeeds((sql) => em.execute(sql));
+  const questions = { measured: await benchSeeds((sql) => em.execute(sql)), warmUp: await benchSeeds((sql) => em.execute(sql), 1) };
   // Kept with the database (BENCH_KEEP_DATABASE=1) for looking at the shape.
   if (process.env.BENCH_KEEP_DATABASE !== '1') for (const table of TRACE_SCRATCH) await em.execute(`drop table ${table}`);
   return questions;
@@ -82,11 +85,11 @@ async function generate(service: Service): Promise<{ hubEstablishment: string; s
  * auction of region 0; the victim, an animal slaughtered after a full life (5 stays) within the
  * window's last days; the windows (bench/trace-graph.bench.ts asks the same questions).
  */
-export async function benchSeeds(query: (sql: string) => Promise<unknown[]>): Promise<{ hubEstablishment: string; slaughtered: string; window: [string, string]; victimWindow: [string, string] }> {
-  const [hub] = (await query(`select id from bench_est where kind = 'A' order by g limit 1`)) as { id: string }[];
+export async function benchSeeds(query: (sql: string) => Promise<unknown[]>, nth = 0): Promise<{ hubEstablishment: string; slaughtered: string; window: [string, string]; victimWindow: [string, string] }> {
+  const [hub] = (await query(`select id from bench_est where kind = 'A' order by g limit 1 offset ${nth}`)) as { id: string }[];
   const [victim] = (await query(
     `select l.animal_id, l.t_end from bench_last l where l.kind = 'S' and l.ended and l.t_end between ${WINDOW[1] - 10} and ${WINDOW[1]}
-        and (select count(*) from animal_stay s where s.animal_id = l.animal_id) = 5 order by l.n limit 1`,
+        and (select count(*) from animal_stay s where s.animal_id = l.animal_id) = 5 order by l.n limit 1 offset ${nth}`,
   )) as { animal_id: string; t_end: number }[];
   const at = (days: number) => new Date(EPOCH + days * DAY).toISOString();
   return { hubEstablishment: hub!.id, slaughtered: victim!.animal_id, window: [at(WINDOW[0]), at(WINDOW[1])], victimWindow: [at(victim!.t_end - 90), at(victim!.t_end)] };
@@ -245,12 +248,13 @@ async function main(): Promise<void> {
     return;
   }
   await onPostgres(pgUrl, process.env.BENCH_TRACE_DATABASE ?? 'bench_trace', (where) => `trace on ${where}`, async (service) => {
-    const data = await generate(service);
-    const questions: [string, Record<string, unknown>][] = [
+    const seeds = await generate(service);
+    const asked = (data: Seeds): [string, Record<string, unknown>][] => [
       ['forward from an auction, 90 days, 1 hop', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD', int_max_hops: 1 }],
       ['forward from an auction, 90 days, unlimited hops', { establishment_id: data.hubEstablishment, ts_from: data.window[0], ts_to: data.window[1], str_direction: 'FORWARD' }],
       ['backward from one slaughtered animal, its last 90 days', { animal_id: data.slaughtered, ts_from: data.victimWindow[0], ts_to: data.victimWindow[1], str_direction: 'BACKWARD' }],
     ];
+    const questions = asked(seeds.measured);
     // BENCH_TRACE_QUESTIONS=1,3: only those questions (1 hop, unlimited, backward).
     const only = process.env.BENCH_TRACE_QUESTIONS?.split(',').map(Number);
     if (only) questions.splice(0, questions.length, ...questions.filter((_, i) => only.includes(i + 1)));
@@ -262,6 +266,17 @@ async function main(): Promise<void> {
     console.log(`  the trace's graph: ready ${seconds(performance.now() - loading)} after the herd was, process RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB ${load()}`);
     const url = await serve(service);
     const token = await authority(service, url);
+    // A service that has been answering: the same kinds of question, from the next auction and the next
+    // slaughtered animal (not the measured ones' data), asked once each first and not measured (BENCH_TRACE_WARM_UP=0: none).
+    if (process.env.BENCH_TRACE_WARM_UP !== '0') {
+      const started = performance.now();
+      for (const [, q] of asked(seeds.warmUp)) {
+        const page = await post(url, token, q, false);
+        if (page.status !== 200) throw new Error(`warm-up: ${page.status} ${JSON.stringify(page.json)}`);
+        await service.core.trace.settled();
+      }
+      console.log(`  warmed up: the three kinds of question once each from another auction and another animal, not measured, in ${seconds(performance.now() - started)} ${load()}`);
+    }
     for (const [label, q] of questions) await measure(url, token, label, q, () => service.core.trace.settled());
   });
 }
