@@ -260,7 +260,7 @@ export class Replicas {
         if (reader) reader.wrote = true;
       }
     };
-    return { rows: (q) => marked(primary.rows(q)), tuples: (q) => marked(primary.tuples(q)), csv: (q) => primary.csv(q) };
+    return { rows: (q) => marked(primary.rows(q)), tuples: (q) => marked(primary.tuples(q)), csv: (q) => primary.csv(q), binaryParams: primary.binaryParams };
   }
 
   private onPrimary<T>(query: (db: Db) => Promise<T>): Promise<T> {
@@ -294,6 +294,8 @@ export class Replicas {
         );
         return out;
       },
+      // The primary and the replicas are all node-pg pools.
+      binaryParams: this.primary.binaryParams,
     };
   }
 }

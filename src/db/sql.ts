@@ -21,6 +21,11 @@ export interface Db {
   tuples(query: Query): Promise<Tuples>;
   /** A bulk export: the rows of a SELECT of text columns as CSV, streamed (src/db/copy.ts). */
   csv: CsvSource;
+  /**
+   * Whether a Buffer parameter goes in binary (node-pg's does; PGlite's do not): then an array
+   * parameter may be sent in PostgreSQL's binary array format (src/db/array-param.ts).
+   */
+  binaryParams: boolean;
   /** With replicas (src/db/replicas.ts): the primary, for a statement that writes (a trace's stored answer). */
   primary?: Db;
   /** With replicas: reads kept off the primary (trace, EUDR, exports), waiting for a replica to replay the caller's last write. */
@@ -76,6 +81,7 @@ const PGLITE_PARSERS = { 1082: toDate, 1114: toDate, 1184: toDate };
 export function pgDb(pool: pg.Pool): Db {
   return {
     csv: pgCsv(pool),
+    binaryParams: true,
     async rows<T>(query: Query): Promise<T[]> {
       const text = toPositional(query.sql);
       counted(query.sql);
@@ -95,6 +101,7 @@ export function pgDb(pool: pg.Pool): Db {
 export function pgliteDb(pglite: PGlite): Db {
   return {
     csv: pgliteCsv(pglite),
+    binaryParams: false,
     async rows<T>(query: Query): Promise<T[]> {
       counted(query.sql);
       const result = await pglite.query<T>(toPositional(query.sql), query.params, { parsers: PGLITE_PARSERS });

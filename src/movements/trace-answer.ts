@@ -1,4 +1,5 @@
 import type { Db } from '../db/sql.js';
+import { boolArrayParam, int4ArrayParam, int8ArrayParam, isoMicros, timestamptzArrayParam, uuidArrayParam } from '../db/array-param.js';
 import { stayKey } from '../animals/stays.js';
 import type { DataVersion, TraceQuestion, TraceRun, TracedAnimalRow, TracedEstablishmentRow } from './trace.reader.js';
 import { RUN_KEPT, rankedPage } from './trace.reader.js';
@@ -23,53 +24,28 @@ export interface ReachedNames {
   compareAnimals(a: number, b: number): number;
   /** A number in uuid order where one is cheap to give (ties then go to compareAnimals). */
   animalSortKey?(animal: number): number;
-  /** The animal's uuid written as 36 ASCII bytes into `out` at `at`; false when it cannot (then its text is used). */
-  writeAnimalId?(animal: number, out: Uint8Array, at: number): boolean;
+  /** The animal's, unit's, establishment's uuid as its 16 bytes into `out` at `at` (a binary parameter); false when it cannot (then its text is used). */
+  writeAnimalUuid?(animal: number, out: Uint8Array, at: number): boolean;
+  writeUnitUuid?(unit: number, out: Uint8Array, at: number): boolean;
+  writeEstablishmentUuid?(establishment: number, out: Uint8Array, at: number): boolean;
 }
 
-/**
- * An array literal of animals' uuids (-1: NULL), written byte by byte into one buffer where the
- * graph can (a quarter of a million uuids as strings, then joined, cost seconds of a backward first page).
- */
-function animalsLiteral(animals: Int32Array, names: ReachedNames): string {
-  const write = names.writeAnimalId;
-  if (write) {
-    const out = Buffer.allocUnsafe(2 + animals.length * 37);
-    let at = 0;
-    out[at++] = 123;
-    let whole = true;
-    for (let i = 0; i < animals.length && whole; i++) {
-      if (i) out[at++] = 44;
-      const a = animals[i]!;
-      if (a === -1) {
-        at += out.write('NULL', at, 'latin1');
-      }
-      else if (write.call(names, a, out, at)) at += 36;
-      else whole = false;
-    }
-    out[at++] = 125;
-    if (whole) return out.toString('latin1', 0, at);
-  }
-  return arrayLiteral(Array.from(animals, (a) => (a === -1 ? null : names.animalId(a))));
+/** A uuid[] parameter of these indexes (-1: NULL), named by the graph's bytes where it has them. */
+function uuidsParam(db: Db, list: ArrayLike<number>, name: (i: number) => string, bytes: ((i: number, out: Uint8Array, at: number) => boolean) | undefined) {
+  return uuidArrayParam(
+    db,
+    list.length,
+    (k) => (list[k] === -1 ? null : name(list[k]!)),
+    bytes && ((k, out, at) => list[k] !== -1 && bytes(list[k]!, out, at)),
+  );
 }
-
-/** An instant in epoch microseconds as ISO text with its microseconds (timestamptz's resolution). */
-export function isoMicros(us: number): string {
-  const ms = Math.floor(us / 1000);
-  const rest = us - ms * 1000;
-  const iso = new Date(ms).toISOString();
-  return rest ? `${iso.slice(0, -1)}${String(Math.round(rest)).padStart(3, '0')}Z` : iso;
-}
+const animalsParam = (db: Db, animals: ArrayLike<number>, names: ReachedNames) => uuidsParam(db, animals, (a) => names.animalId(a), names.writeAnimalUuid?.bind(names));
+const unitsParam = (db: Db, units: ArrayLike<number>, names: ReachedNames) => uuidsParam(db, units, (u) => names.unitId(u), names.writeUnitUuid?.bind(names));
+const establishmentsParam = (db: Db, establishments: ArrayLike<number>, names: ReachedNames) =>
+  uuidsParam(db, establishments, (e) => names.establishmentId(e), names.writeEstablishmentUuid?.bind(names));
 
 /** The time as JSON gives it back (milliseconds, as the database's timestamptz read into a Date). */
 const dateOf = (us: number): Date => new Date(Math.floor(us / 1000));
-
-/** A PostgreSQL array literal of elements that need no quoting (uuids, numbers, ISO times, booleans); null as NULL. */
-const arrayLiteral = (list: readonly (string | number | null)[]): string => {
-  let nulls = false;
-  for (const x of list) if (x === null) nulls = true;
-  return `{${(nulls ? list.map((x) => (x === null ? 'NULL' : x)) : list).join(',')}}`;
-};
 
 /** One past the largest index in the first `n` entries (0 when all are -1). */
 function bound(n: number, ...columns: Int32Array[]): number {
@@ -85,8 +61,9 @@ function bound(n: number, ...columns: Int32Array[]): number {
  * asked only what it alone knows: which of the reached units the caller sees (one statement), which
  * animals it may read where no seen unit says so (their stays' holder columns, one statement,
  * skipped when none), the holdings' names, statuses, visibility and legs' GTA (one statement), then
- * the stored answer (one statement). The arrays go as array literals built here (pg's own
- * serialization escapes element by element: seconds for a quarter of a million animals).
+ * the stored answer (one statement). The arrays go in PostgreSQL's binary array format where the Db
+ * takes it (src/db/array-param.ts: text literals of a quarter of a million animals cost about a
+ * second of CPU to build and write out), else as array literals.
  */
 export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: ReachedRows, names: ReachedNames, version: DataVersion, id: string, key: string): Promise<TraceRun> {
   const latest = q.direction === 'BACKWARD';
@@ -158,7 +135,21 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
   viaUnitsP.catch(() => undefined);
   const shown = rank(visibleEntries, reached, names);
   const places = await placesP;
-  const answer = answerRows(shown, reached, names, visible, await viaUnitsP);
+  const answer = answerRows(shown, reached, visible, await viaUnitsP);
+  /** The rows from `lo` to `hi` (ranks lo + 1 .. hi) as the statement's array parameters, for the Db that runs it. */
+  const params = (on: Db, lo: number, hi: number) => {
+    const part = answer.slice(lo, hi);
+    return {
+      animal: animalsParam(on, part.animal, names),
+      hops: int4ArrayParam(on, part.hops),
+      seed: boolArrayParam(on, part.seed),
+      viaAnimal: animalsParam(on, part.viaAnimal, names),
+      viaUnit: unitsParam(on, part.viaUnit, names),
+      viaTime: timestamptzArrayParam(on, part.viaTime),
+      groupFrom: int4ArrayParam(on, part.groupFrom),
+      groupTo: int4ArrayParam(on, part.groupTo),
+    };
+  };
   // The first page is read from here; the answer is written once asked (`pending.store`, after the first page is read):
   // `trace_run` and `trace_answer` in one statement, so that a later request finds the whole answer or none.
   let stored: Promise<void> | undefined;
@@ -172,14 +163,14 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
         insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
           select ?, ?, ?::jsonb, ?, ?::bigint, ?::int from expired`,
       params: ((all) => [id, all.animal, all.hops, all.seed, all.viaAnimal, all.viaUnit, all.viaTime, all.groupFrom, all.groupTo, id, shown.length, JSON.stringify(places.json), key, version.head, version.recent])(
-        answer.slice(0, shown.length),
+        params(db, 0, shown.length),
       ),
     })
     .then(() => undefined));
   const page = (pageDb: Db, limit: number, offset: number) => {
     if (offset >= shown.length) return Promise.resolve([]);
     const [lo, hi] = answer.groupsOf(offset, Math.min(offset + limit, shown.length));
-    const part = answer.slice(lo, hi);
+    const part = params(pageDb, lo, hi);
     return pageDb.rows<TracedAnimalRow>(
       rankedPage(
         {
@@ -283,7 +274,7 @@ async function seenOf(db: Db, q: TraceQuestion, establishmentOfUnit: Int32Array,
   const visible = q.visibleUnit('su.control_unit_id', { establishment: 'su.establishment_id', perRow: units.length <= seenUnitsLookup.perRowUpTo });
   const rows = await db.rows<{ i: number }>({
     sql: `select su.i::int as i from unnest(?::uuid[], ?::uuid[]) with ordinality as su(control_unit_id, establishment_id, i) where (select ${visible.sql} offset 0)`,
-    params: [arrayLiteral(units.map((u) => names.unitId(u))), arrayLiteral(units.map((u) => names.establishmentId(establishmentOfUnit[u]!))), ...visible.params],
+    params: [unitsParam(db, units, names), establishmentsParam(db, units.map((u) => establishmentOfUnit[u]!), names), ...visible.params],
   });
   for (const r of rows) seen[units[r.i - 1]!] = 1;
   return seen;
@@ -297,7 +288,7 @@ async function readableOf(db: Db, q: TraceQuestion, probe: number[], names: Reac
   const rows = await db.rows<{ i: number }>({
     sql: `select x.i::int as i from unnest(?::uuid[]) with ordinality as x(animal_id, i)
            where exists (select 1 from animal_stay vs where vs.animal_id = x.animal_id and ${visible.sql} offset 0)`,
-    params: [arrayLiteral(probe.map((a) => names.animalId(a))), ...visible.params],
+    params: [animalsParam(db, probe, names), ...visible.params],
   });
   for (const r of rows) readable[probe[r.i - 1]!] = 1;
   return readable;
@@ -319,7 +310,7 @@ async function viaUnitsShown(db: Db, q: TraceQuestion, shown: Int32Array, reache
     const units = [...elsewhere];
     const rows = await db.rows<{ i: number }>({
       sql: `select x.i::int as i from unnest(?::uuid[]) with ordinality as x(control_unit_id, i) where ${visible.sql}`,
-      params: [arrayLiteral(units.map((u) => names.unitId(u))), ...visible.params],
+      params: [unitsParam(db, units, names), ...visible.params],
     });
     for (const r of rows) out[units[r.i - 1]!] = 1;
   }
@@ -432,12 +423,12 @@ async function placesOf(
                       else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${visible.sql} offset 0) end
            order by x.hops, x.ts_exposure${on.latest ? ' desc' : ''}, e.str_name, e.id`,
     params: [
-      arrayLiteral(list.map((e) => names.establishmentId(e))),
-      arrayLiteral(list.map((e) => holdings.hops[e]!)),
-      arrayLiteral(list.map((e) => isoMicros(holdings.exposure[e]!))),
-      arrayLiteral(list.map((e) => names.stayId(reached.stay[row(e)]!))),
-      arrayLiteral(list.map((e) => String(unitSeen(e) && brought(e)))),
-      arrayLiteral(list.map((e) => String(seenEstablishment[e] === 1))),
+      establishmentsParam(db, list, names),
+      int4ArrayParam(db, list.map((e) => holdings.hops[e]!)),
+      timestamptzArrayParam(db, list.map((e) => holdings.exposure[e]!)),
+      int8ArrayParam(db, list.map((e) => names.stayId(reached.stay[row(e)]!))),
+      boolArrayParam(db, list.map((e) => (unitSeen(e) && brought(e) ? 1 : 0))),
+      boolArrayParam(db, list.map((e) => seenEstablishment[e]!)),
       ...visible.params,
     ],
   });
@@ -466,10 +457,10 @@ async function placesOf(
 
 /**
  * The stored answer in rank order: each row's animal and shown contact (indexes), and its group of
- * equal moves and contact time (its first and last rank). The columns' texts are written only for
- * the rows asked (`slice`): the first page's groups before the response, the whole answer after it.
+ * equal moves and contact time (its first and last rank). The columns are written only for the
+ * rows asked (`slice`): the first page's groups before the response, the whole answer after it.
  */
-function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedNames, visible: (a: number) => boolean, viaUnitShown: Uint8Array) {
+function answerRows(ranked: Int32Array, reached: ReachedRows, visible: (a: number) => boolean, viaUnitShown: Uint8Array) {
   const { animal, hops, seed, viaAnimal, viaUnit, viaTime } = reached;
   const m = ranked.length;
   const animalIndex = new Int32Array(m);
@@ -495,47 +486,31 @@ function answerRows(ranked: Int32Array, reached: ReachedRows, names: ReachedName
     groupTo[i] = to;
     if (i > 0 && groupFrom[i] !== groupFrom[i - 1]) to = i;
   }
-  const ints = (a: Int32Array) => `{${a.join(',')}}`;
-  const unitNames = new Map<number, string>();
   return {
-    /** The rows from `lo` to `hi` (ranks lo + 1 .. hi) as the statement's array literals (NULL written as the literal wants it). */
+    /** The rows from `lo` to `hi` (ranks lo + 1 .. hi), columnar: indexes (-1: NULL), times in epoch microseconds (NaN: NULL). */
     slice: (lo: number, hi: number) => {
       const n = hi - lo;
-      const hopsText = new Array<number>(n);
-      const seedText = new Array<string>(n);
-      const viaUnitText = new Array<string>(n);
-      const viaTimeText = new Array<string>(n);
-      let lastTime = NaN;
-      let lastText = 'NULL';
+      const hopsOf = new Int32Array(n);
+      const seedOf = new Uint8Array(n);
+      const viaUnitOf = new Int32Array(n);
+      const viaTimeOf = new Float64Array(n);
       for (let k = 0; k < n; k++) {
         const e = ranked[lo + k]!;
-        hopsText[k] = hops[e]!;
-        seedText[k] = seed[e] ? 't' : 'f';
+        hopsOf[k] = hops[e]!;
+        seedOf[k] = seed[e] ? 1 : 0;
         const vu = viaUnit[e]!;
-        if (vu !== -1 && viaUnitShown[vu]) {
-          let name = unitNames.get(vu);
-          if (name === undefined) unitNames.set(vu, (name = names.unitId(vu)));
-          viaUnitText[k] = name;
-        } else viaUnitText[k] = 'NULL';
-        const t = time(e);
-        if (Number.isNaN(t)) viaTimeText[k] = 'NULL';
-        else {
-          if (t !== lastTime) {
-            lastTime = t;
-            lastText = isoMicros(t);
-          }
-          viaTimeText[k] = lastText;
-        }
+        viaUnitOf[k] = vu !== -1 && viaUnitShown[vu] ? vu : -1;
+        viaTimeOf[k] = time(e);
       }
       return {
-        animal: animalsLiteral(animalIndex.subarray(lo, hi), names),
-        hops: `{${hopsText.join(',')}}`,
-        seed: `{${seedText.join(',')}}`,
-        viaAnimal: animalsLiteral(viaAnimalIndex.subarray(lo, hi), names),
-        viaUnit: `{${viaUnitText.join(',')}}`,
-        viaTime: `{${viaTimeText.join(',')}}`,
-        groupFrom: ints(groupFrom.subarray(lo, hi)),
-        groupTo: ints(groupTo.subarray(lo, hi)),
+        animal: animalIndex.subarray(lo, hi),
+        hops: hopsOf,
+        seed: seedOf,
+        viaAnimal: viaAnimalIndex.subarray(lo, hi),
+        viaUnit: viaUnitOf,
+        viaTime: viaTimeOf,
+        groupFrom: groupFrom.subarray(lo, hi),
+        groupTo: groupTo.subarray(lo, hi),
       };
     },
     /** The rows of the groups the ranks from `from` + 1 to `to` fall in: [first row, end). */

@@ -39,9 +39,11 @@ export class MemoryTraceGraph implements MemoryGraphSource {
     const graph = await this.store.current();
     return {
       animalId: (i) => graph.animalId(i),
-      writeAnimalId: (i, out, at) => graph.writeAnimalId(i, out, at),
       unitId: (i) => graph.unitId(i),
       establishmentId: (i) => graph.establishmentId(i),
+      writeAnimalUuid: (i, out, at) => graph.writeAnimalUuid(i, out, at),
+      writeUnitUuid: (i, out, at) => graph.writeUnitUuid(i, out, at),
+      writeEstablishmentUuid: (i, out, at) => graph.writeEstablishmentUuid(i, out, at),
       compareAnimals: (a, b) => graph.compareAnimals(a, b),
       animalSortKey: (a) => graph.animalSortKey(a),
       // The rows carry stay ids, not indexes: a stay's index lasts only until the graph's next change,

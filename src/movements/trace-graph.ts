@@ -139,15 +139,21 @@ export class TraceGraph {
   animalId(i: number): string {
     return this.animals.name(i);
   }
-  /** The animal's uuid written into `out` at `at` (36 bytes); false when its id is not a uuid. */
-  writeAnimalId(i: number, out: Uint8Array, at: number): boolean {
-    return this.animals.writeName(i, out, at);
-  }
   unitId(i: number): string {
     return this.units.name(i);
   }
   establishmentId(i: number): string {
     return this.establishments.name(i);
+  }
+  /** The animal's, unit's, establishment's uuid as its 16 bytes into `out` at `at`; false when its id is not a uuid. */
+  writeAnimalUuid(i: number, out: Uint8Array, at: number): boolean {
+    return this.animals.writeBytes(i, out, at);
+  }
+  writeUnitUuid(i: number, out: Uint8Array, at: number): boolean {
+    return this.units.writeBytes(i, out, at);
+  }
+  writeEstablishmentUuid(i: number, out: Uint8Array, at: number): boolean {
+    return this.establishments.writeBytes(i, out, at);
   }
   vehicleId(i: number): string {
     return this.vehicles.name(i);

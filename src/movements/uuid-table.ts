@@ -96,6 +96,20 @@ export class UuidTable {
     return true;
   }
 
+  /** Writes a uuid's 16 bytes into `out` at `at` (a binary parameter's element), false for a name that is not one. */
+  writeBytes(i: number, out: Uint8Array, at: number): boolean {
+    if (this.otherNames.size > 0 && this.otherNames.has(i)) return false;
+    const w = this.words;
+    for (let k = 0; k < 4; k++, at += 4) {
+      const x = w[4 * i + k]!;
+      out[at] = x >>> 24;
+      out[at + 1] = x >>> 16;
+      out[at + 2] = x >>> 8;
+      out[at + 3] = x;
+    }
+    return true;
+  }
+
   name(i: number): string {
     const other = this.otherNames.get(i);
     if (other !== undefined) return other;

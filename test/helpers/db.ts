@@ -10,6 +10,6 @@ export const count = async (app: TestApp, sql: string, params: unknown[] = []): 
 /** The service's database, recording each statement it is given (`seen`), for counting and EXPLAIN. */
 export function recording(app: TestApp): { db: Db; seen: Query[] } {
   const seen: Query[] = [];
-  const db: Db = { rows: (q) => (seen.push(q), app.service.db.rows(q)), tuples: (q) => (seen.push(q), app.service.db.tuples(q)), csv: (q) => app.service.db.csv(q) };
+  const db: Db = { rows: (q) => (seen.push(q), app.service.db.rows(q)), tuples: (q) => (seen.push(q), app.service.db.tuples(q)), csv: (q) => app.service.db.csv(q), binaryParams: app.service.db.binaryParams };
   return { db, seen };
 }
