@@ -188,7 +188,12 @@ export async function createService(config: Config, log: Logger = createLogger(c
   // Request id, structured access log, SQL statement count, metrics.
   app.use(async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
-    const scope = { requestId: REQUEST_ID.test(incoming) ? incoming : newId(), statements: 0 };
+    const after: (() => void)[] = [];
+    const scope: RequestScope = { requestId: REQUEST_ID.test(incoming) ? incoming : newId(), statements: 0, afterResponse: (work) => after.push(work) };
+    // Koa writes the body once every middleware has returned: the work left for later runs when it is out.
+    ctx.res.once('close', () => {
+      for (const work of after.splice(0)) work();
+    });
     ctx.set('X-Request-Id', scope.requestId);
     const started = performance.now();
     await requestScope.run(scope, async () => {

@@ -6,6 +6,12 @@ export interface RequestScope {
   statements: number;
   /** When set, the text of each statement as well (tests that compare what two requests ran). */
   texts?: string[];
+  /**
+   * Leaves work for once the request's answer has been sent (the HTTP layer runs it when the response
+   * has finished or closed): work the answer does not wait for, which would otherwise hold up its
+   * last bytes on the same thread (the trace's stored answer). Unset outside HTTP requests.
+   */
+  afterResponse?: (work: () => void) => void;
   /** Work a request would otherwise repeat, by key (the trace's stored answer, read by every page of a CSV export). */
   memo?: Map<string, unknown>;
   /**
