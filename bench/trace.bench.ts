@@ -15,12 +15,11 @@
  * database (default bench_trace). Run: DATABASE_URL=postgres://... npm run bench:trace
  */
 import 'reflect-metadata';
-import { createHash } from 'node:crypto';
-import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Service } from '../src/server.js';
 import { benchCounties, benchOwner, exitWhenDone, onPostgres, postJson, serve } from './support.js';
+import { traceClient, type Posted } from './trace-client.js';
 import { generateTraceData, TRACE_SCRATCH } from './trace-data.js';
 
 const ANIMALS = Number(process.env.BENCH_TRACE_ANIMALS ?? 1_000_000);
@@ -139,36 +138,6 @@ async function authority(service: Service, url: string): Promise<string> {
   return login.json.data.str_access_token;
 }
 
-/**
- * POSTs over node:http (no client timeout: a national trace takes minutes here) and reads the answer
- * as it streams, counting bytes and lines without keeping a CSV (the service shares this process,
- * so a client holding 300 MB would hide what the service holds); a JSON answer is kept and parsed.
- */
-function post(url: string, token: string, body: unknown, csv: boolean): Promise<{ status: number; json: unknown; bytes: number; lines: number; sha: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/api/trace${csv ? '' : '?int_max_results=50'}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: csv ? 'text/csv' : 'application/json' },
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      let bytes = 0;
-      let lines = 0;
-      const sha = createHash('sha256');
-      const kept: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        sha.update(chunk);
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
-        if (!csv) kept.push(chunk);
-      });
-      res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: csv ? null : JSON.parse(Buffer.concat(kept).toString('utf8')), bytes, lines, sha: sha.digest('hex').slice(0, 16) }));
-    });
-    req.end(JSON.stringify(body));
-  });
-}
-
 /** The process's resident memory, sampled every 50 ms while `work` runs: the peak. */
 async function peakRss<T>(work: () => Promise<T>): Promise<{ value: T; peak: number }> {
   let peak = process.memoryUsage().rss;
@@ -181,9 +150,11 @@ async function peakRss<T>(work: () => Promise<T>): Promise<{ value: T; peak: num
   }
 }
 
-async function measure(url: string, token: string, label: string, body: Record<string, unknown>, settled: () => Promise<void>): Promise<void> {
+type Post = (url: string, token: string, body: unknown, csv: boolean) => Promise<Posted>;
+
+async function measure(post: Post, url: string, token: string, label: string, body: Record<string, unknown>, settled: () => Promise<void>): Promise<void> {
   const firstPage: number[] = [];
-  // The process's CPU per first page (the service and the bench's client share it): the service's own time besides the database's.
+  // The process's CPU per first page (the service's thread and the client's share it): the service's own time besides the database's.
   const firstPageCpu: number[] = [];
   const whole: number[] = [];
   // How long the answer's write (done after the first page, in this process) went on once the page was answered.
@@ -200,10 +171,9 @@ async function measure(url: string, token: string, label: string, body: Record<s
     // so that its first page walks: the service reuses a caller's stored answer of the same question
     // for a minute. The CSV then asks the run's question again, as a client after its first page does.
     const question = i ? { ...body, ts_from: new Date(Date.parse(body.ts_from as string) - i).toISOString() } : body;
-    let t = performance.now();
     const cpu = process.cpuUsage();
     const page = await post(url, token, question, false);
-    firstPage.push(performance.now() - t);
+    firstPage.push(page.ms);
     const used = process.cpuUsage(cpu);
     firstPageCpu.push((used.user + used.system) / 1000);
     if (page.status !== 200) throw new Error(`${label}: ${page.status} ${JSON.stringify(page.json)}`);
@@ -213,14 +183,13 @@ async function measure(url: string, token: string, label: string, body: Record<s
     if (process.env.BENCH_TRACE_CSV === '0') {
       hashes.add(page.sha);
       // The next question waits for this one's write (a CSV would): a first page is not measured against the last one's write.
-      t = performance.now();
+      const t = performance.now();
       await settled();
       writes.push(performance.now() - t);
       continue;
     }
-    t = performance.now();
     const csv = await peakRss(() => post(url, token, question, true));
-    whole.push(performance.now() - t);
+    whole.push(csv.value.ms);
     if (csv.value.status !== 200) throw new Error(`${label} (CSV): ${csv.value.status}`);
     rows = csv.value.lines - 1;
     hashes.add(`${page.sha}/${csv.value.sha}`);
@@ -266,6 +235,7 @@ async function main(): Promise<void> {
     console.log(`  the trace's graph: ready ${seconds(performance.now() - loading)} after the herd was, process RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB ${load()}`);
     const url = await serve(service);
     const token = await authority(service, url);
+    const { post, close } = traceClient();
     // A service that has been answering: the same kinds of question, from the next auction and the next
     // slaughtered animal (not the measured ones' data), asked once each first and not measured (BENCH_TRACE_WARM_UP=0: none).
     if (process.env.BENCH_TRACE_WARM_UP !== '0') {
@@ -277,7 +247,8 @@ async function main(): Promise<void> {
       }
       console.log(`  warmed up: the three kinds of question once each from another auction and another animal, not measured, in ${seconds(performance.now() - started)} ${load()}`);
     }
-    for (const [label, q] of questions) await measure(url, token, label, q, () => service.core.trace.settled());
+    for (const [label, q] of questions) await measure(post, url, token, label, q, () => service.core.trace.settled());
+    await close();
   });
 }
 

@@ -20,8 +20,18 @@ import { UuidTable } from './uuid-table.js';
  * Times are epoch microseconds in Float64Arrays; an open stay's `to` is NaN.
  */
 /** A stay's record: ints (animal, unit, vehicle, establishment, previous, next) and floats (from, to, id). */
-const INTS = 6;
-const FLOATS = 3;
+export const INTS = 6;
+export const FLOATS = 3;
+/** The fields' places in a record (`ints[INTS * s + I_UNIT]`, `floats[FLOATS * s + F_TO]`), for the walk's direct reads. */
+export const I_ANIMAL = 0;
+export const I_UNIT = 1;
+export const I_VEHICLE = 2;
+export const I_ESTABLISHMENT = 3;
+export const I_PREVIOUS = 4;
+export const I_NEXT = 5;
+export const F_FROM = 0;
+export const F_TO = 1;
+export const F_ID = 2;
 
 export class TraceGraph {
   /** The overlay's size (appended plus dead stays) past which the next read rebuilds; default an eighth of the stays, at least 50,000. */
@@ -169,6 +179,17 @@ export class TraceGraph {
   }
   unitIndex(uuid: string): number | undefined {
     return this.units.find(uuid);
+  }
+
+  /**
+   * The records' ints and floats (the fields as the accessors below read them): the walk's hot loops
+   * read them directly. Valid until the next change.
+   */
+  get stayInts(): Int32Array {
+    return this.ints;
+  }
+  get stayFloats(): Float64Array {
+    return this.floats;
   }
 
   stayAnimal(s: number): number {
