@@ -308,43 +308,26 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * pages use (`tracedStays`): its own holder columns, an equality on the row; through its
  * establishment (`establishment in (the caller's establishments)`), a misestimated plan ran that
  * subquery per traced animal (an authority's 20,000 establishments: 60-90 s for a 1-hop CSV).
- * Each stay's unit and establishment are lookups by key (lateral, `offset 0`: the planner caches
- * them by key, Memoize, 28,397 and 36,921 hits of 43,279 stays for a 1-hop answer at 1M), its GTA a
- * lookup in the select list, as in `tracedStays`: joined, the plan depended on guesses of how many
- * stays a traced animal has (on a partitioned table, or an `establishment` without statistics, it
- * hashed every establishment).
+ * Each stay's unit, establishment and GTA are lookups by key in the select list, as in
+ * `tracedStays`: joined, the plan depended on guesses of how many stays a traced animal has (on a
+ * partitioned table, or an `establishment` without statistics, it hashed every establishment).
  */
-export function traceRunCsv(db: Db, run: { id: string; total: number }, visibleUnit: TraceQuestion['visibleUnit']) {
+export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
   const visible = visibleUnit('s.control_unit_id', { holder: 's' });
-  const animals =
-    run.total <= csvAnimals.lookedUpTo
-      ? `cross join lateral (select a.str_status, a.last_control_unit_id, (select t.str_code from tag t where t.id = a.current_tag_id) as str_tag_code from animal a where a.id = x.animal_id offset 0) a`
-      : 'join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id';
-  const tagCode = run.total <= csvAnimals.lookedUpTo ? 'a.str_tag_code' : 't.str_code';
   return db.csv({
     sql: `select x.animal_id::text as animal_id, x.str_tag_code, x.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
                  x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
-                 x.last_control_unit_id::text as last_control_unit_id, cu.str_code as str_control_unit_code,
-                 en.str_name as str_establishment_name, ${iso('s.ts_from')} as ts_from, ${iso('s.ts_to')} as ts_to,
+                 x.last_control_unit_id::text as last_control_unit_id, (select cu.str_code from control_unit cu where cu.id = s.control_unit_id) as str_control_unit_code,
+                 (select e.str_name from establishment e where e.id = s.establishment_id) as str_establishment_name, ${iso('s.ts_from')} as ts_from, ${iso('s.ts_to')} as ts_to,
                  (select g.str_code from animals_egress ae join gta g on g.id = ae.gta_id where ae.id = s.animals_egress_id) as str_gta_code
-            from (select x.*, a.str_status, a.last_control_unit_id, ${tagCode} as str_tag_code,
-                         x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by ${tagCode}, x.animal_id) as rank
-                    from trace_answer x ${animals} where x.run_id = ? order by x.animal_id) x
+            from (select x.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
+                         x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
+                    from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id where x.run_id = ? order by x.animal_id) x
             cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by ${stayKey('s')}, s.ts_from, s.id offset 0) s
-            left join lateral (select cu.str_code from control_unit cu where cu.id = s.control_unit_id offset 0) cu on true
-            left join lateral (select e.str_name from establishment e where e.id = s.establishment_id offset 0) en on true
            order by x.rank, s.ts_from, s.id`,
-    params: [run.id, ...visible.params],
+    params: [runId, ...visible.params],
   });
 }
-
-/**
- * Up to how many traced animals a CSV looks each up by key (past it, the animals are hashed: a
- * 6,842-animal answer hashed the 1,000,000 animals and their tags, 350 ms of a 520 ms COPY, since the
- * answers table's statistics guess a run's size from all the runs kept; looked up, 290 ms; at
- * 69,240 animals either way the same, at 252,776 the hash ×0.8). Tests try both.
- */
-export const csvAnimals = { lookedUpTo: 20_000 };
 
 /**
  * The whole path of each traced animal, oldest stay first, only at units the caller sees: one

@@ -136,7 +136,7 @@ export class TraceService {
     const { run, visibleUnit, progress } = await this.answer(db, actor, input);
     try {
       await this.stored(run);
-      const stream = await traceRunCsv(primaryOf(db), run, visibleUnit);
+      const stream = await traceRunCsv(primaryOf(db), run.id, visibleUnit);
       progress?.answered(run.total);
       return stream;
     } catch (e) {
