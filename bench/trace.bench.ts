@@ -47,7 +47,7 @@ async function generate(service: Service): Promise<{ measured: Seeds; warmUp: Se
   let started = performance.now();
   const trucks = process.env.BENCH_TRACE_TRUCKS !== '0';
   const regions = reuse
-    ? Math.max(1, Math.round(ESTABLISHMENTS / 1000))
+    ? Number(((await em.execute<{ n: number }[]>('select count(distinct region)::int as n from bench_est'))[0]!).n)
     : (await generateTraceData(em, { animals: ANIMALS, establishments: ESTABLISHMENTS, epoch: EPOCH, horizon: HORIZON, organizationId: org.id, countyId: county!, transporterId: user.id, trucks })).regions;
   const generated = performance.now() - started;
   started = performance.now();
@@ -57,9 +57,9 @@ async function generate(service: Service): Promise<{ measured: Seeds; warmUp: Se
   // every other table too: the generator's inserts leave the establishments unanalyzed, and an
   // authority's CSV then planned 20,000 establishments per traced animal (24 estimated: 90 s for 1 hop)
   await em.execute('analyze');
-  const [counts] = await em.execute<{ stays: number; animals: number; units: number; trucks: number; riders: number; full: number; full_riders: number }[]>(
+  const [counts] = await em.execute<{ stays: number; animals: number; establishments: number; units: number; trucks: number; riders: number; full: number; full_riders: number }[]>(
     `with loads as (select animals_egress_id, count(*)::int as n from animal_stay where animals_egress_id is not null group by animals_egress_id)
-     select (select count(*)::int from animal_stay) as stays, (select count(*)::int from animal) as animals, (select count(*)::int from control_unit) as units,
+     select (select count(*)::int from animal_stay) as stays, (select count(*)::int from animal) as animals, (select count(*)::int from establishment) as establishments, (select count(*)::int from control_unit) as units,
             (select count(*)::int from loads) as trucks, (select coalesce(sum(n), 0)::int from loads) as riders,
             (select count(*)::int from loads where n >= 20) as full, (select coalesce(sum(n), 0)::int from loads where n >= 20) as full_riders`,
   );
@@ -68,7 +68,7 @@ async function generate(service: Service): Promise<{ measured: Seeds; warmUp: Se
   const [map] = await em.execute<{ pages: number; visible: number }[]>(`select relpages as pages, relallvisible as visible from pg_class where oid = 'animal_stay'::regclass`);
   const allVisible = `animal_stay ${Math.round((100 * map!.visible) / Math.max(1, map!.pages))}% all-visible (${map!.visible.toLocaleString('en')} of ${map!.pages.toLocaleString('en')} pages)`;
   console.log(
-    `  generated ${counts!.animals.toLocaleString('en')} animals, ${counts!.stays.toLocaleString('en')} stays, ${ESTABLISHMENTS.toLocaleString('en')} establishments` +
+    `  generated ${counts!.animals.toLocaleString('en')} animals, ${counts!.stays.toLocaleString('en')} stays, ${counts!.establishments.toLocaleString('en')} establishments` +
       ` (${counts!.units.toLocaleString('en')} units, ${regions} regions), ${counts!.trucks.toLocaleString('en')} truck loads (${counts!.riders.toLocaleString('en')} rides,` +
       ` ${(counts!.riders / Math.max(1, counts!.trucks)).toFixed(1)} riders per load; ${counts!.full.toLocaleString('en')} loads of 20 or more carry ${Math.round((100 * counts!.full_riders) / Math.max(1, counts!.riders))}% of the rides)` +
       ` in ${seconds(generated)} (+ ${seconds(performance.now() - started)} vacuum and analyze); ${allVisible} ${load()}`,
