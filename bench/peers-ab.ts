@@ -6,7 +6,7 @@
  * rest/ and public/ one level up, as `dist`'s do; `dist-*` is ignored by git and eslint), e.g. `cp -r dist dist-a`, then change, build, and
  * `cp -r dist dist-b`. Both services use the kept bench:peers database (as bench:peers-profile does)
  * and must give the same answer to the request, byte for byte, else it stops.
- * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_peers node dist/bench/peers-ab.js dist-a dist-b [a|b] [rounds] [seconds]
+ * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_peers node_modules/.bin/node dist/bench/peers-ab.js dist-a dist-b [a|b] [rounds] [seconds]
  * Prints each build's main-thread CPU per request (the thread both services share; only one is
  * loaded at a time) and PostgreSQL's (its backends' utime+stime from /proc), medians over rounds,
  * and B's main thread against A's per round: the figure to judge a change by.

@@ -4,7 +4,7 @@
  * /api/tags-replacements for 500 animals. The statement counts must not grow with the tags. On
  * in-memory PGlite, and, when DATABASE_URL is set, on a scratch database `bench_tags_writeoff` on
  * that PostgreSQL (created through the admin connection, dropped afterwards).
- * Run: npm run build && node dist/bench/tags-writeoff.bench.js
+ * Run: npm run build && node_modules/.bin/node dist/bench/tags-writeoff.bench.js
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';

@@ -4,7 +4,7 @@
  * egress, as src/animals/stays.ts's closeStays; the egress turned FINISHED; their new open stays
  * inserted, as openStays) on a copy of a bench herd, with the triggers `on` or `off` (disabled in the
  * transaction), rolled back. Arms alternated (A B B A …) ROUNDS times, a different herd each round.
- * Run: npm run build:ts && ROUNDS=3 DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node dist/bench/trace-change-cost.js
+ * Run: npm run build:ts && ROUNDS=3 DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node_modules/.bin/node dist/bench/trace-change-cost.js
  */
 import { loadavg } from 'node:os';
 import pg from 'pg';

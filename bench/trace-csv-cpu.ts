@@ -4,7 +4,7 @@
  * run id inlined); the arms run in turn, alternated (A B B A A B …), each on a fresh session with
  * `jit = off`, planned once unmeasured (a warm session), ROUNDS times. Per run: the backend's utime + stime from /proc/<pid>/stat (the
  * server on this machine), the bytes and their sha256, the load average.
- * Run: npm run build:ts && ROUNDS=3 node dist/bench/trace-csv-cpu.js wt_x_1m:/tmp/old.sql wt_x_1mp:/tmp/old.sql …
+ * Run: npm run build:ts && ROUNDS=3 node_modules/.bin/node dist/bench/trace-csv-cpu.js wt_x_1m:/tmp/old.sql wt_x_1mp:/tmp/old.sql …
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

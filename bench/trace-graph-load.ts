@@ -6,7 +6,7 @@
  * jit off. Per run: rows, wall seconds, rows/s, this process's CPU, the backend's CPU
  * (/proc/<pid>/stat, the server on this machine), the heap kept by a graph that holds every row,
  * the load average. KEEP=0 drops each chunk (the cost of reading alone).
- * Run: npm run build:ts && ROUNDS=3 DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node dist/bench/trace-graph-load.js [copy|keyset ...]
+ * Run: npm run build:ts && ROUNDS=3 DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node_modules/.bin/node dist/bench/trace-graph-load.js [copy|keyset ...]
  */
 import { loadavg } from 'node:os';
 import pg from 'pg';

@@ -4,7 +4,7 @@
  * statement), then after a committed move of HEAD animals (their open stays closed, new ones
  * opened: 2 × HEAD stay rows), `current()` again (the animals' whole paths read again). Wall time
  * and the load average. It writes: run it on a copy only.
- * Run: npm run build:ts && ROUNDS=3 HEAD=5000 DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node dist/bench/trace-graph-refresh.js
+ * Run: npm run build:ts && ROUNDS=3 HEAD=5000 DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node_modules/.bin/node dist/bench/trace-graph-refresh.js
  */
 import { loadavg } from 'node:os';
 import pg from 'pg';

@@ -8,7 +8,7 @@
  * and trace_runs in SQL (SQL_RUNS=3, the backend's CPU from /proc, jit off), and compares the rows of the
  * first SQL run with the walk's
  * (the same multiset of every column: equal and differing counts, by a 52-bit hash of each row).
- * Run: npm run build:ts && DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node --expose-gc dist/bench/trace-graph.bench.js
+ * Run: npm run build:ts && DATABASE_URL=postgres://postgres@127.0.0.1:5432/<copy> node_modules/.bin/node --expose-gc dist/bench/trace-graph.bench.js
  */
 import { loadavg } from 'node:os';
 import pg from 'pg';
