@@ -83,7 +83,7 @@ function withFastLiterals(orm: Orm): Orm {
  * sorts and hashes its hundreds of thousands of reached rows, on disk past it (docs/operations.md).
  * They run without parallel workers: a page's statement planned generic (the sixth execution of a
  * prepared one) went parallel for 50 animals' stays, and on a busy 2-core machine its workers' start
- * and wait took 40-140 ms of a 5 ms statement (docs/operations.md).
+ * and wait took 26-140 ms of a 4-6 ms statement (docs/operations.md).
  * Options the URL carries (`?options=-c ...`) are kept, and a jit, work_mem or parallel setting of theirs wins.
  */
 export function sessionOptions(databaseUrl: string, workMem = ''): string {
