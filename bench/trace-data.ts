@@ -182,12 +182,18 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   )) as { name: string; def: string }[];
   for (const index of indexes) await em.execute(`drop index ${index.name}`);
   await em.execute(
-    `insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at, str_status, ts_ended_at, holder_organization_id, holder_federative_unit)
+    `insert into animal (id, str_species, str_gender, last_control_unit_id, ts_identified_at, str_status, ts_ended_at, holder_organization_id, holder_federative_unit, current_tag_id)
      select l.animal_id, 'BOVINE', case when l.n % 2 = 0 then 'MALE' else 'FEMALE' end, l.unit_id, ?::timestamptz + l.born * interval '1 day',
             case when l.kind = 'S' then 'SLAUGHTERED' when l.ended then 'IN_TRANSIT' else 'ACTIVE' end,
-            case when l.kind = 'S' then ?::timestamptz + l.t_end * interval '1 day' end, h.holder_organization_id, h.holder_federative_unit
+            case when l.kind = 'S' then ?::timestamptz + l.t_end * interval '1 day' end, h.holder_organization_id, h.holder_federative_unit, ${TAG_OF('l.animal_id')}
        from bench_last l left join unit_holder h on h.control_unit_id = l.unit_id`,
     [epoch, epoch],
+  );
+  // Every animal wears its eartag (a SISBOV code: 076 and 12 digits, handed out in an order unrelated to the animal's id).
+  await em.execute(
+    `insert into tag (id, str_code, str_status, animal_id, holder_organization_id, holder_federative_unit)
+     select ${TAG_OF('a.id')}, '076' || lpad((row_number() over (order by random()))::text, 12, '0'), 'APPLIED', a.id, a.holder_organization_id, a.holder_federative_unit
+       from animal a join bench_last l on l.animal_id = a.id`,
   );
   // The loads: each truck that left before the horizon with an animal that arrived before it, under one
   // finished egress (from its first rider's unit to the unit it unloads at) and a travel.
@@ -200,16 +206,27 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   );
   await em.execute(
     `create unlogged table bench_load as
-       select t.k, t.load_n, gen_random_uuid() as egress_id, gen_random_uuid() as travel_id, min(t.t_end) as t0, max(t.t_end) as t1,
+       select t.k, t.load_n, gen_random_uuid() as egress_id, gen_random_uuid() as travel_id, gen_random_uuid() as gta_id, min(t.t_end) as t0, max(t.t_end) as t1,
               (array_agg(t.from_unit order by t.n))[1] as from_unit, (array_agg(t.to_unit order by t.n))[1] as to_unit, count(*)::int as riders
          from bench_truck t group by t.k, t.load_n`,
   );
   await em.execute('create index on bench_load (k, load_n)');
+  // Each load travels under its GTA (the transit document every move between holdings needs), its purpose the destination's kind.
+  await em.execute(
+    `insert into gta (id, organization_id, str_code, int_animal_quantity, str_federative_unit, str_status, str_purpose, str_species,
+                      from_control_unit_id, to_control_unit_id, from_establishment_id, to_establishment_id, ts_issued_at)
+     select b.gta_id, ?, lpad((row_number() over (order by b.t0, b.egress_id))::text, 9, '0'), b.riders, f.holder_federative_unit, 'RECEIVED',
+            case e.kind when 'S' then 'SLAUGHTER' when 'A' then 'AUCTION' when 'B' then 'BREEDING' else 'FATTENING' end, 'BOVINE',
+            b.from_unit, b.to_unit, fu.establishment_id, tu.establishment_id, ?::timestamptz + b.t0 * interval '1 day'
+       from bench_load b join control_unit fu on fu.id = b.from_unit join control_unit tu on tu.id = b.to_unit join bench_est e on e.id = tu.establishment_id
+       join unit_holder f on f.control_unit_id = b.from_unit`,
+    [spec.organizationId, epoch],
+  );
   await em.execute(
     `insert into animals_egress (id, from_control_unit_id, to_control_unit_id, str_status, bl_move_with_tag_reading, int_tag_count, ts_finished_at,
-                                 from_holder_organization_id, from_holder_federative_unit, to_holder_organization_id, to_holder_federative_unit)
+                                 from_holder_organization_id, from_holder_federative_unit, to_holder_organization_id, to_holder_federative_unit, gta_id)
      select b.egress_id, b.from_unit, b.to_unit, 'RECEIVED', true, 0, ?::timestamptz + b.t1 * interval '1 day',
-            f.holder_organization_id, f.holder_federative_unit, t.holder_organization_id, t.holder_federative_unit
+            f.holder_organization_id, f.holder_federative_unit, t.holder_organization_id, t.holder_federative_unit, b.gta_id
        from bench_load b join unit_holder f on f.control_unit_id = b.from_unit join unit_holder t on t.control_unit_id = b.to_unit`,
     [epoch],
   );
@@ -245,6 +262,9 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   await em.execute(`update trace_change_cutoff set xid = greatest(xid::text::numeric, pg_current_xact_id()::text::numeric + 1)::text::xid8`);
   return { regions };
 }
+
+/** An animal's eartag's id, derived from the animal's: the animal names its tag before the tag's row exists. */
+const TAG_OF = (animalId: string) => `md5('tag' || ${animalId}::text)::uuid`;
 
 /** The scratch tables the generation leaves, for the bench to pick its questions from and then drop. */
 export const TRACE_SCRATCH = ['bench_est', 'bench_kind', 'bench_unit', 'bench_animal', 'bench_pick', 'bench_plan', 'bench_stage', 'bench_leg', 'bench_last', 'bench_truck', 'bench_load'];
