@@ -49,6 +49,10 @@ const schema = z.object({
    * PostgreSQL memory size (`64MB`, `65536kB`, `1GB`), or `server` to keep the server's (role, database) setting.
    */
   DB_WORK_MEM: z.string().trim().regex(/^(\d+(kB|MB|GB)|server)$/, 'a PostgreSQL memory size (a whole number with kB, MB or GB), or "server" for the server\'s setting').default('server'),
+  /** A trace's CSV is read in parts of about this many traced animals (docs/operations.md#configuration-details). */
+  TRACE_CSV_PART_ANIMALS: z.coerce.number().int().min(1).max(1_000_000).default(5000),
+  /** How many of a trace CSV's parts run at once, each on a connection of the pool (1: one at a time). */
+  TRACE_CSV_PARALLEL: z.coerce.number().int().min(1).max(16).default(2),
   /** Streaming replicas of DATABASE_URL, comma-separated: readers go to them (docs/decisions/replicas.md). */
   DATABASE_REPLICA_URLS: z
     .string()

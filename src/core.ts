@@ -106,7 +106,7 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
     tagsWriteoffs: new TagsWriteoffService(),
     animalsEgresses: new AnimalsEgressService(),
     animalsIngresses: new AnimalsIngressService(),
-    trace: new TraceService(traceProgress, null, log),
+    trace: new TraceService(traceProgress, null, log, { animals: config.TRACE_CSV_PART_ANIMALS, parallel: config.TRACE_CSV_PARALLEL }),
     traceProgress,
     occurrences: new OccurrenceService(),
     travels: new TravelService(config.TRAVEL_MAX_HOURS),

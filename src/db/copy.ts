@@ -1,4 +1,4 @@
-import { pipeline, Readable, Transform } from 'node:stream';
+import { PassThrough, pipeline, Readable, Transform } from 'node:stream';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -9,7 +9,7 @@ import { counted, escapeLiteral, toPositional, type Query } from './sql.js';
  * `query` is a SELECT of text columns, named as the header; the rows stream as RFC 4180 lines
  * (CRLF; a field with a comma, quote or line break quoted, quotes doubled; null empty).
  */
-export type CsvSource = (query: Query) => Readable;
+export type CsvSource = (query: Query, header?: boolean) => Readable;
 
 const CRLF = Buffer.from('\r\n');
 
@@ -50,12 +50,12 @@ function inlined(query: Query): string {
 
 /** PostgreSQL: `COPY (…) TO STDOUT` on a connection of the pool, held until the last byte (or the client leaves). */
 export function pgCsv(pool: pg.Pool): CsvSource {
-  return (query) => {
+  return (query, header = true) => {
     counted(query.sql);
     const out = crlfRows();
     void pool.connect().then(
       (client) => {
-        const copy = client.query(copyTo(`copy (${inlined(query)}) to stdout (format csv, header true)`));
+        const copy = client.query(copyTo(`copy (${inlined(query)}) to stdout (format csv, header ${header})`));
         // A connection left mid-COPY is not reusable: closed, not returned.
         pipeline(copy, out, (err) => client.release(err ?? undefined));
       },
@@ -72,17 +72,58 @@ export function pgliteCsv(pglite: PGlite, chunk = 5000): CsvSource {
     const s = String(v);
     return s === '' || /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  return (query) => {
+  return (query, header = true) => {
     counted(query.sql);
     const text = toPositional(`select * from (${query.sql}) x limit ? offset ?`);
     async function* lines(): AsyncGenerator<string> {
       for (let offset = 0; ; offset += chunk) {
         const result = await pglite.query<unknown[]>(text, [...query.params, chunk, offset], { rowMode: 'array' });
-        if (offset === 0) yield `${result.fields.map((f) => field(f.name)).join(',')}\r\n`;
+        if (offset === 0 && header) yield `${result.fields.map((f) => field(f.name)).join(',')}\r\n`;
         if (result.rows.length) yield result.rows.map((row) => `${row.map(field).join(',')}\r\n`).join('');
         if (result.rows.length < chunk) return;
       }
     }
     return Readable.from(lines());
   };
+}
+
+/**
+ * One export read as several COPYs in turn (`parts`, each opened when called): up to `parallel` of
+ * them run at once, each on a connection of its own, so one export uses as many of the database's
+ * cores; their bytes leave in the parts' order. A part that runs ahead of the one being sent waits
+ * in memory, `readAhead` bytes at most each (past that its COPY is held back), and at most
+ * `parallel` parts are open ahead of the one being sent: memory stays bounded whatever the export's size.
+ * A part that fails ends the whole export at once; a client that leaves ends every part's COPY.
+ */
+export function csvInParts(parts: Array<() => Readable>, parallel: number, readAhead: number): Readable {
+  if (parts.length === 1) return parts[0]!();
+  const opened: PassThrough[] = [];
+  let running = 0;
+  let sending = 0;
+  let out: Readable | null = null;
+  const openMore = () => {
+    while (opened.length < parts.length && running < parallel && opened.length - sending <= parallel) {
+      const buffer = new PassThrough({ readableHighWaterMark: readAhead });
+      opened.push(buffer);
+      running++;
+      pipeline(parts[opened.length - 1]!(), buffer, (err) => {
+        running--;
+        if (err) out?.destroy(err);
+        else openMore();
+      });
+    }
+  };
+  async function* inOrder(): AsyncGenerator<Buffer | string> {
+    openMore();
+    for (sending = 0; sending < parts.length; sending++) {
+      openMore();
+      for await (const chunk of opened[sending]!) yield chunk as Buffer | string;
+    }
+  }
+  out = Readable.from(inOrder(), { objectMode: false });
+  // The client gone (or a part failed): every part still open ends, its connection with it.
+  out.on('close', () => {
+    for (const buffer of opened) buffer.destroy();
+  });
+  return out;
 }

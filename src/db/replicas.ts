@@ -260,7 +260,7 @@ export class Replicas {
         if (reader) reader.wrote = true;
       }
     };
-    return { rows: (q) => marked(primary.rows(q)), tuples: (q) => marked(primary.tuples(q)), csv: (q) => primary.csv(q), binaryParams: primary.binaryParams };
+    return { rows: (q) => marked(primary.rows(q)), tuples: (q) => marked(primary.tuples(q)), csv: (q, header) => primary.csv(q, header), binaryParams: primary.binaryParams };
   }
 
   private onPrimary<T>(query: (db: Db) => Promise<T>): Promise<T> {
@@ -285,11 +285,11 @@ export class Replicas {
     return {
       rows: <T>(q: Query) => run((db) => db.rows<T>(q)),
       tuples: (q: Query): Promise<Tuples> => run((db) => db.tuples(q)),
-      csv: (q: Query) => {
+      csv: (q: Query, header?: boolean) => {
         // The replica is chosen before the first byte; a COPY that fails midway fails the export.
         const out = new PassThrough();
         void this.choose(mode).then(
-          (replica) => (replica ? replica.db : this.primary).csv(q).on('error', (err) => out.destroy(err)).pipe(out),
+          (replica) => (replica ? replica.db : this.primary).csv(q, header).on('error', (err) => out.destroy(err)).pipe(out),
           (err: Error) => out.destroy(err),
         );
         return out;

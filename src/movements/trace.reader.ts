@@ -1,7 +1,9 @@
 import type { Db, Query } from '../db/sql.js';
 import type { Scope } from '../shared/scoped-query.js';
 import type { UnitScopeOn } from '../places/establishment.policy.js';
+import type { Readable } from 'node:stream';
 import { stayKey } from '../animals/stays.js';
+import { csvInParts } from '../db/copy.js';
 
 export type TraceDirection = 'FORWARD' | 'BACKWARD' | 'BOTH';
 
@@ -312,9 +314,10 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * `tracedStays`: joined, the plan depended on guesses of how many stays a traced animal has (on a
  * partitioned table, or an `establishment` without statistics, it hashed every establishment).
  */
-export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['visibleUnit']) {
+export async function traceRunCsv(db: Db, run: { id: string; total: number }, visibleUnit: TraceQuestion['visibleUnit'], split: CsvSplit): Promise<Readable> {
   const visible = visibleUnit('s.control_unit_id', { holder: 's' });
-  return db.csv({
+  const ranges = await traceRunParts(db, run, split.animals);
+  const part = ([from, to]: [number, number]) => ({
     sql: `select x.animal_id::text as animal_id, x.str_tag_code, x.str_status, case when x.bl_seed then 'SEED' else 'CONTACT' end as str_reached_by,
                  x.int_hops::text as int_hops, x.via_animal_id::text as via_animal_id, x.via_control_unit_id::text as via_control_unit_id, ${iso('x.ts_via')} as ts_via,
                  x.last_control_unit_id::text as last_control_unit_id, (select cu.str_code from control_unit cu where cu.id = s.control_unit_id) as str_control_unit_code,
@@ -322,11 +325,47 @@ export function traceRunCsv(db: Db, runId: string, visibleUnit: TraceQuestion['v
                  (select g.str_code from animals_egress ae join gta g on g.id = ae.gta_id where ae.id = s.animals_egress_id) as str_gta_code
             from (select x.*, a.str_status, a.last_control_unit_id, t.str_code as str_tag_code,
                          x.int_group_from - 1 + row_number() over (partition by x.int_group_from order by t.str_code, x.animal_id) as rank
-                    from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id where x.run_id = ? order by x.animal_id) x
+                    from trace_answer x join animal a on a.id = x.animal_id left join tag t on t.id = a.current_tag_id
+                   where x.run_id = ? and x.ord >= ? and x.ord < ? order by x.animal_id) x
             cross join lateral (select s.* from animal_stay s where s.animal_id = x.animal_id and ${visible.sql} order by ${stayKey('s')}, s.ts_from, s.id offset 0) s
            order by x.rank, s.ts_from, s.id`,
-    params: [runId, ...visible.params],
+    params: [run.id, from, to, ...visible.params],
   });
+  return csvInParts(
+    ranges.map((range, i) => () => db.csv(part(range), i === 0)),
+    split.parallel,
+    CSV_READ_AHEAD,
+  );
+}
+
+/** How a stored answer's CSV is read in parts (src/db/copy.ts `csvInParts`): about `animals` traced animals each, `parallel` at once. */
+export interface CsvSplit {
+  animals: number;
+  parallel: number;
+}
+
+/** The bytes a part read ahead of the one being sent may hold in memory (a part of 5,000 animals is about 8 MB). */
+const CSV_READ_AHEAD = 16 * 1024 * 1024;
+
+/**
+ * The answer's ranks cut into parts of about `animals` each, [from, to) by `ord`, each cut at the
+ * start of a group of equal moves and time: a group is ranked by its tag codes within itself, so a
+ * part that holds whole groups ranks its rows as the whole answer would, and the parts in turn
+ * are the whole answer in rank order. One statement, and none for an answer of one part.
+ */
+async function traceRunParts(db: Db, run: { id: string; total: number }, animals: number): Promise<[number, number][]> {
+  const parts = Math.ceil(run.total / Math.max(1, animals));
+  let cuts: number[] = [];
+  if (parts > 1) {
+    const at = Array.from({ length: parts - 1 }, (_, k) => Math.floor(((k + 1) * run.total) / parts) + 1);
+    const rows = await db.rows<{ int_group_from: number }>({
+      sql: `select distinct f.int_group_from from trace_answer f where f.run_id = ? and f.ord = any(?::int[]) and f.int_group_from > 1 order by 1`,
+      params: [run.id, at],
+    });
+    cuts = rows.map((r) => r.int_group_from);
+  }
+  const bounds = [1, ...cuts, run.total + 1];
+  return bounds.slice(1).map((to, i) => [bounds[i]!, to]);
 }
 
 /**

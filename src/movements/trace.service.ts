@@ -15,7 +15,7 @@ import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import type { TraceProgress, TraceProgressRun } from './trace-progress.js';
 import { traceRunInMemory, type MemoryGraphSource } from './trace-memory.js';
-import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun, type DataVersion } from './trace.reader.js';
+import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun, type DataVersion, type CsvSplit } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
 
@@ -68,6 +68,8 @@ export class TraceService {
     private graph: MemoryGraphSource | null = null,
     /** Where a walk in memory's answer that could not be written is told (its page was answered; a CSV waiting for it fails). */
     private readonly log: Logger | null = null,
+    /** How a CSV is read in parts (config TRACE_CSV_PART_ANIMALS, TRACE_CSV_PARALLEL). */
+    private readonly csvSplit: CsvSplit = { animals: 5000, parallel: 2 },
   ) {}
 
   /** The graph in memory, once the database is open (src/server.ts). */
@@ -136,7 +138,7 @@ export class TraceService {
     const { run, visibleUnit, progress } = await this.answer(db, actor, input);
     try {
       await this.stored(run);
-      const stream = await traceRunCsv(primaryOf(db), run.id, visibleUnit);
+      const stream = await traceRunCsv(primaryOf(db), run, visibleUnit, this.csvSplit);
       progress?.answered(run.total);
       return stream;
     } catch (e) {
