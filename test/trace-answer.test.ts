@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { controlUnitPolicy } from '../src/places/establishment.policy.js';
+import { stayKey } from '../src/animals/stays.js';
 import { storeTraceAnswer, type ReachedRows } from '../src/movements/trace-answer.js';
 import { traceRun, traceRunPage, type TraceQuestion } from '../src/movements/trace.reader.js';
 import { useApp } from './helpers/app.js';
@@ -35,11 +36,12 @@ interface WalkRow {
   via_control_unit_id: string | null;
   us_via: string | null;
   bl_seed: boolean;
+  leg_egress_id: string | null;
 }
 
 /** `trace_runs`' rows as the walk in memory gives them: columnar, ids as indexes into tables of names. */
 function columnar(rows: WalkRow[]) {
-  const tables = { animal: [] as string[], unit: [] as string[], establishment: [] as string[], stay: [] as number[] };
+  const tables = { animal: [] as string[], unit: [] as string[], establishment: [] as string[], stay: [] as number[], egress: [] as string[] };
   const index = <K extends keyof typeof tables>(k: K, v: (typeof tables)[K][number] | null) => {
     if (v === null) return -1;
     const list = tables[k] as unknown[];
@@ -59,10 +61,18 @@ function columnar(rows: WalkRow[]) {
     viaUnit: Int32Array.from(rows, (r) => index('unit', r.via_control_unit_id)),
     viaTime: Float64Array.from(rows, (r) => (r.us_via === null ? NaN : Number(r.us_via))),
     seed: Uint8Array.from(rows, (r) => (r.bl_seed ? 1 : 0)),
+    legEgress: Int32Array.from(rows, (r) => index('egress', r.leg_egress_id)),
   };
-  const names = { animalId: (i: number) => tables.animal[i]!, unitId: (i: number) => tables.unit[i]!, establishmentId: (i: number) => tables.establishment[i]!, stayId: (i: number) => tables.stay[i]!, compareAnimals: (a: number, b: number) => (tables.animal[a]! < tables.animal[b]! ? -1 : tables.animal[a]! > tables.animal[b]! ? 1 : 0) };
+  const names = { animalId: (i: number) => tables.animal[i]!, unitId: (i: number) => tables.unit[i]!, establishmentId: (i: number) => tables.establishment[i]!, stayId: (i: number) => tables.stay[i]!, egressId: (i: number) => tables.egress[i]!, compareAnimals: (a: number, b: number) => (tables.animal[a]! < tables.animal[b]! ? -1 : tables.animal[a]! > tables.animal[b]! ? 1 : 0) };
   return { reached, names };
 }
+
+/** The egress of a row's leg, read from its stays as the walk in memory reads it from its graph: the previous stay's (in path order), a BACKWARD question's the stay's own. */
+const legEgress = (arrived: boolean) =>
+  arrived
+    ? `(select b.animals_egress_id::text from animal_stay s join animal_stay b on b.animal_id = s.animal_id and (${stayKey('b')}, b.ts_from, b.id) < (${stayKey('s')}, s.ts_from, s.id)
+         where s.id = w.stay_id order by ${stayKey('b')} desc, b.ts_from desc, b.id desc limit 1)`
+    : `(select s.animals_egress_id::text from animal_stay s where s.id = w.stay_id)`;
 
 const micros = (column: string) => `(extract(epoch from ${column}) * 1000000)::bigint::text`;
 
@@ -101,7 +111,7 @@ describe('the answer stored from a walk in memory', () => {
           for (const forward of walks) {
             const rows = await em.execute<WalkRow[]>(
               `select w.animal_id, w.control_unit_id, w.establishment_id, w.stay_id::text as stay_id, ${micros('w.ts_exposure')} as us_exposure, w.int_hops, w.via_animal_id, w.via_control_unit_id,
-                      ${micros('w.ts_via')} as us_via, w.bl_seed
+                      ${micros('w.ts_via')} as us_via, w.bl_seed, ${legEgress(direction !== 'BACKWARD')} as leg_egress_id
                  from trace_runs(array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ?), ?::timestamptz, ?::timestamptz, ?::boolean, ?::integer) w`,
               [id, to, from, from, to, forward, maxHops],
             );

@@ -50,7 +50,7 @@ function memoryNetwork(seed: number): { stays: NetworkStay[]; vehicleOf: Map<str
 }
 
 const graphRows = (stays: NetworkStay[], vehicleOf: Map<string, string>): GraphStay[] =>
-  stays.map((s) => ({ id: s.id, animal: s.animal, unit: s.unit, establishment: s.establishment, from: s.f, to: s.t, vehicle: s.egress === null ? null : vehicleOf.get(s.egress)! }));
+  stays.map((s) => ({ id: s.id, animal: s.animal, unit: s.unit, establishment: s.establishment, from: s.f, to: s.t, vehicle: s.egress === null ? null : vehicleOf.get(s.egress)!, egress: s.egress }));
 
 describe('the in-memory walk equals the definition on random networks', () => {
   test('forward and backward, hop limits 0–3 or none, seeded at a unit or an animal', () => {

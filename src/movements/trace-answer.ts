@@ -1,6 +1,5 @@
 import type { Db } from '../db/sql.js';
-import { boolArrayParam, int4ArrayParam, int8ArrayParam, isoMicros, timestamptzArrayParam, uuidArrayParam } from '../db/array-param.js';
-import { stayKey } from '../animals/stays.js';
+import { boolArrayParam, int4ArrayParam, isoMicros, timestamptzArrayParam, uuidArrayParam } from '../db/array-param.js';
 import type { DataVersion, TraceQuestion, TraceRun, TracedAnimalRow, TracedEstablishmentRow } from './trace.reader.js';
 import { RUN_KEPT, rankedPage } from './trace.reader.js';
 import type { WalkResult } from './trace-walk.js';
@@ -13,6 +12,12 @@ import type { WalkResult } from './trace-walk.js';
 export type ReachedRows = Omit<WalkResult, 'stay'> & {
   /** The stay, as `names.stayId` reads it (the walk in memory hands over the ids themselves). */
   stay: Int32Array | Float64Array;
+  /**
+   * The egress of the row's leg (`names.egressId`; -1 none): the one that closed the stay before
+   * this one in the animal's path (the GTA it arrived under), or for a BACKWARD question the one
+   * that closed this stay (the GTA it left under). The holdings' GTAs are read through it, no stay read.
+   */
+  legEgress: Int32Array;
 };
 
 /** The graph's indexes back to the database's ids, and the animals' order as the database orders their uuids. */
@@ -21,6 +26,7 @@ export interface ReachedNames {
   unitId(unit: number): string;
   establishmentId(establishment: number): string;
   stayId(stay: number): number;
+  egressId(egress: number): string;
   compareAnimals(a: number, b: number): number;
   /** A number in uuid order where one is cheap to give (ties then go to compareAnimals). */
   animalSortKey?(animal: number): number;
@@ -28,6 +34,7 @@ export interface ReachedNames {
   writeAnimalUuid?(animal: number, out: Uint8Array, at: number): boolean;
   writeUnitUuid?(unit: number, out: Uint8Array, at: number): boolean;
   writeEstablishmentUuid?(establishment: number, out: Uint8Array, at: number): boolean;
+  writeEgressUuid?(egress: number, out: Uint8Array, at: number): boolean;
 }
 
 /** A uuid[] parameter of these indexes (-1: NULL), named by the graph's bytes where it has them. */
@@ -43,6 +50,7 @@ const animalsParam = (db: Db, animals: ArrayLike<number>, names: ReachedNames) =
 const unitsParam = (db: Db, units: ArrayLike<number>, names: ReachedNames) => uuidsParam(db, units, (u) => names.unitId(u), names.writeUnitUuid?.bind(names));
 const establishmentsParam = (db: Db, establishments: ArrayLike<number>, names: ReachedNames) =>
   uuidsParam(db, establishments, (e) => names.establishmentId(e), names.writeEstablishmentUuid?.bind(names));
+const egressesParam = (db: Db, egresses: ArrayLike<number>, names: ReachedNames) => uuidsParam(db, egresses, (g) => names.egressId(g), names.writeEgressUuid?.bind(names));
 
 /** The time as JSON gives it back (milliseconds, as the database's timestamptz read into a Date). */
 const dateOf = (us: number): Date => new Date(Math.floor(us / 1000));
@@ -384,7 +392,7 @@ function tracedAt(reached: ReachedRows, size: number, traced: Uint8Array): Int32
  * its units by the policy), in the database's order (moves, exposure, name, id), with its name,
  * type and socio-environmental status, the leg's GTA where the bringing unit is seen and the
  * animal brought it (forward, the GTA it arrived under: its previous stay's egress; backward, the
- * one it left under), looked up by key.
+ * one it left under: the walk hands over that egress, `legEgress`), looked up by key.
  */
 async function placesOf(
   db: Db,
@@ -408,17 +416,12 @@ async function placesOf(
   const row = (e: number) => holdings.row[e]!;
   const unitSeen = (e: number) => reached.unit[row(e)] !== -1 && on.seen[reached.unit[row(e)]!] === 1;
   const brought = (e: number) => reached.seed[row(e)] === 1 || reached.viaAnimal[row(e)] === reached.animal[row(e)];
-  const leg = on.latest
-    ? 'select ae.gta_id from animals_egress ae where ae.id = s.animals_egress_id'
-    : `select ae.gta_id from animal_stay b join animals_egress ae on ae.id = b.animals_egress_id
-        where b.animal_id = s.animal_id and (${stayKey('b')}, b.ts_from, b.id) < (${stayKey('s')}, s.ts_from, s.id) and ${stayKey('b')} <= ${stayKey('s')}
-        order by ${stayKey('b')} desc, b.ts_from desc, b.id desc limit 1`;
   const visible = q.visibleUnit('vu.id', { establishment: 'vu.establishment_id', perRow: true });
   const rows = await db.rows<{ i: number; str_name: string; str_type: string; str_socioenvironmental_status: string; gta_id: string | null; str_gta_code: string | null }>({
     sql: `select x.i::int as i, e.str_name, e.str_type, e.str_socioenvironmental_status, g.id as gta_id, g.str_code as str_gta_code
-            from unnest(?::uuid[], ?::int[], ?::timestamptz[], ?::bigint[], ?::boolean[], ?::boolean[]) with ordinality as x(establishment_id, hops, ts_exposure, stay_id, leg, seen, i)
+            from unnest(?::uuid[], ?::int[], ?::timestamptz[], ?::uuid[], ?::boolean[]) with ordinality as x(establishment_id, hops, ts_exposure, egress_id, seen, i)
             join establishment e on e.id = x.establishment_id
-            left join lateral (select g.id, g.str_code from gta g where x.leg and g.id = (select (${leg}) from animal_stay s where s.id = x.stay_id and ${stayKey('s')} >= x.ts_exposure) offset 0) g on true
+            left join lateral (select g.id, g.str_code from animals_egress ae join gta g on g.id = ae.gta_id where ae.id = x.egress_id offset 0) g on true
            where case when x.seen then true
                       else exists (select 1 from control_unit vu where vu.establishment_id = e.id and ${visible.sql} offset 0) end
            order by x.hops, x.ts_exposure${on.latest ? ' desc' : ''}, e.str_name, e.id`,
@@ -426,8 +429,8 @@ async function placesOf(
       establishmentsParam(db, list, names),
       int4ArrayParam(db, list.map((e) => holdings.hops[e]!)),
       timestamptzArrayParam(db, list.map((e) => holdings.exposure[e]!)),
-      int8ArrayParam(db, list.map((e) => names.stayId(reached.stay[row(e)]!))),
-      boolArrayParam(db, list.map((e) => (unitSeen(e) && brought(e) ? 1 : 0))),
+      // the leg's egress only where its GTA is shown (brought by an animal at a unit the caller sees)
+      egressesParam(db, list.map((e) => (unitSeen(e) && brought(e) ? reached.legEgress[row(e)]! : -1)), names),
       boolArrayParam(db, list.map((e) => seenEstablishment[e]!)),
       ...visible.params,
     ],

@@ -16,8 +16,8 @@ export class StayCopyParser {
   private rest: Buffer | undefined;
   private headerRead = false;
   ended = false;
-  private readonly starts = new Int32Array(7);
-  private readonly ends = new Int32Array(7);
+  private readonly starts = new Int32Array(8);
+  private readonly ends = new Int32Array(8);
 
   constructor(private readonly ids: Interner) {}
 
@@ -51,12 +51,12 @@ export class StayCopyParser {
       this.ended = true;
       return -1;
     }
-    if (fields !== 7) throw new Error(`a stay row of ${fields} fields`);
+    if (fields !== 8) throw new Error(`a stay row of ${fields} fields`);
     at += 2;
     // Each field's start (-1: null) and end, read before any string is made: a row cut by the chunk's end makes none.
     const starts = this.starts;
     const ends = this.ends;
-    for (let f = 0; f < 7; f++) {
+    for (let f = 0; f < 8; f++) {
       if (at + 4 > end) return -1;
       const len = buf.readInt32BE(at);
       at += 4;
@@ -77,6 +77,7 @@ export class StayCopyParser {
       from: micros(int8(buf, starts[4]!)),
       to: starts[5] === -1 ? null : micros(int8(buf, starts[5]!)),
       vehicle: starts[6] === -1 ? null : ids.ofBytes(buf, starts[6]!),
+      egress: starts[7] === -1 ? null : ids.ofBytes(buf, starts[7]!),
     });
     return at;
   }

@@ -44,6 +44,8 @@ export class MemoryTraceGraph implements MemoryGraphSource {
       writeAnimalUuid: (i, out, at) => graph.writeAnimalUuid(i, out, at),
       writeUnitUuid: (i, out, at) => graph.writeUnitUuid(i, out, at),
       writeEstablishmentUuid: (i, out, at) => graph.writeEstablishmentUuid(i, out, at),
+      egressId: (i) => graph.egressId(i),
+      writeEgressUuid: (i, out, at) => graph.writeEgressUuid(i, out, at),
       compareAnimals: (a, b) => graph.compareAnimals(a, b),
       animalSortKey: (a) => graph.animalSortKey(a),
       // The rows carry stay ids, not indexes: a stay's index lasts only until the graph's next change,
@@ -62,6 +64,12 @@ function walkOnce(graph: TraceGraph, q: MemoryWalkQuestion): ReachedRows {
   const seeds = graph.seedStays(q.place, q.from, q.to, q.now);
   const rows = walkGraph(graph, { seeds, from: q.from, to: q.to, forward: q.forward, maxHops: q.maxHops, now: q.now });
   const stay = new Float64Array(rows.length);
-  for (let i = 0; i < rows.length; i++) stay[i] = graph.stayId(rows.stay[i]!);
-  return { ...rows, stay };
+  const legEgress = new Int32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const s = rows.stay[i]!;
+    stay[i] = graph.stayId(s);
+    const leg = q.legLeft ? s : graph.previousStay(s);
+    legEgress[i] = leg < 0 ? -1 : graph.stayEgress(leg);
+  }
+  return { ...rows, stay, legEgress };
 }

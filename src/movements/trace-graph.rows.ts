@@ -14,7 +14,8 @@ export function staysSelect(times: 'micros' | 'raw', where = ''): string {
   const id = times === 'raw' ? 's.id' : 's.id::float8';
   const text = times === 'raw' ? '' : '::text';
   return `select ${id} as id, s.animal_id${text} as animal, s.control_unit_id${text} as unit, s.establishment_id${text} as establishment,
-                 ${t('ts_from')} as "from", ${t('ts_to')} as "to", coalesce(te.travel_id, e.id)${text} as vehicle
+                 ${t('ts_from')} as "from", ${t('ts_to')} as "to", coalesce(te.travel_id, e.id)${text} as vehicle,
+                 s.animals_egress_id${text} as egress
     from animal_stay s
     left join animals_egress e on e.id = s.animals_egress_id and e.str_status in ('FINISHED', 'RECEIVED')
     left join travel_embark te on te.animals_egress_id = e.id and te.ts_released_at is null
@@ -31,6 +32,7 @@ export function stayOfTuple(r: unknown[], ids: Interner): GraphStay {
     from: r[4] as number,
     to: (r[5] as number | null) ?? null,
     vehicle: r[6] === null ? null : ids.of(r[6] as string),
+    egress: r[7] === null ? null : ids.of(r[7] as string),
   };
 }
 
@@ -46,6 +48,7 @@ export interface GraphStayRow {
   from: number | string;
   to: number | string | null;
   vehicle: string | null;
+  egress: string | null;
 }
 
 export const graphStay = (r: GraphStayRow): GraphStay => ({
@@ -56,6 +59,7 @@ export const graphStay = (r: GraphStayRow): GraphStay => ({
   from: Number(r.from),
   to: r.to === null ? null : Number(r.to),
   vehicle: r.vehicle,
+  egress: r.egress,
 });
 
 /** Every stay after id `after`, page by page (keyset on the id), through a query function with pg's `$n` placeholders. */

@@ -20,7 +20,7 @@ import { UuidTable } from './uuid-table.js';
  * Times are epoch microseconds in Float64Arrays; an open stay's `to` is NaN.
  */
 /** A stay's record: ints (animal, unit, vehicle, establishment, previous, next) and floats (from, to, id). */
-export const INTS = 6;
+export const INTS = 7;
 export const FLOATS = 3;
 /** The fields' places in a record (`ints[INTS * s + I_UNIT]`, `floats[FLOATS * s + F_TO]`), for the walk's direct reads. */
 export const I_ANIMAL = 0;
@@ -29,6 +29,8 @@ export const I_VEHICLE = 2;
 export const I_ESTABLISHMENT = 3;
 export const I_PREVIOUS = 4;
 export const I_NEXT = 5;
+/** The egress that closed the stay, whatever its state (-1 none): the GTA the animal left under. */
+export const I_EGRESS = 6;
 export const F_FROM = 0;
 export const F_TO = 1;
 export const F_ID = 2;
@@ -42,7 +44,7 @@ export class TraceGraph {
   }
   private n = 0;
   private live = 0;
-  /** INTS ints a stay: animal, unit, vehicle (-1 none), establishment, previous and next stay of its path (-1 none). */
+  /** INTS ints a stay: animal, unit, vehicle (-1 none), establishment, previous and next stay of its path (-1 none), egress (-1 none). */
   private ints = new Int32Array(INTS * 1024);
   /** FLOATS floats a stay: from, to (NaN open), id. */
   private floats = new Float64Array(FLOATS * 1024);
@@ -51,6 +53,7 @@ export class TraceGraph {
   private readonly units = new UuidTable();
   private readonly establishments = new UuidTable();
   private readonly vehicles = new UuidTable();
+  private readonly egresses = new UuidTable();
 
   // The indexes (valid when `built`). Units: offsets, where the open part begins, the longest closed stay.
   private built = false;
@@ -126,7 +129,7 @@ export class TraceGraph {
 
   /** The bytes of the uuid tables (16 bytes a uuid and its hash slots). */
   get uuidBytes(): number {
-    return this.animals.bytes + this.units.bytes + this.establishments.bytes + this.vehicles.bytes;
+    return this.animals.bytes + this.units.bytes + this.establishments.bytes + this.vehicles.bytes + this.egresses.bytes;
   }
 
   /** The bytes the records and indexes hold (typed arrays; the uuid tables apart). */
@@ -168,6 +171,12 @@ export class TraceGraph {
   vehicleId(i: number): string {
     return this.vehicles.name(i);
   }
+  egressId(i: number): string {
+    return this.egresses.name(i);
+  }
+  writeEgressUuid(i: number, out: Uint8Array, at: number): boolean {
+    return this.egresses.writeBytes(i, out, at);
+  }
   stayId(s: number): number {
     return this.floats[FLOATS * s + 2]!;
   }
@@ -204,6 +213,10 @@ export class TraceGraph {
   }
   stayEstablishment(s: number): number {
     return this.ints[INTS * s + 3]!;
+  }
+  /** The egress index that closed the stay (any state), -1 for none. */
+  stayEgress(s: number): number {
+    return this.ints[INTS * s + I_EGRESS]!;
   }
   /** The stay before s in its animal's path, -1 if none (call `ensureBuilt` first). */
   previousStay(s: number): number {
@@ -401,6 +414,7 @@ export class TraceGraph {
     this.ints[i + 3] = this.establishments.intern(row.establishment);
     this.ints[i + 4] = -1;
     this.ints[i + 5] = -1;
+    this.ints[i + I_EGRESS] = row.egress === null ? -1 : this.egresses.intern(row.egress);
     const f = FLOATS * s;
     this.floats[f] = row.from;
     this.floats[f + 1] = row.to === null ? NaN : row.to;
@@ -471,6 +485,7 @@ export class TraceGraph {
     for (let i = 0; i < n; i++) {
       const o = order[i]!;
       for (let k = 0; k < 4; k++) ints[INTS * i + k] = this.ints[INTS * o + k]!;
+      ints[INTS * i + I_EGRESS] = this.ints[INTS * o + I_EGRESS]!;
       for (let k = 0; k < FLOATS; k++) floats[FLOATS * i + k] = this.floats[FLOATS * o + k]!;
     }
     this.ints = ints;

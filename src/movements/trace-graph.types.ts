@@ -17,4 +17,6 @@ export interface GraphStay {
   to: number | null;
   /** The vehicle (a travel's or an egress's id) the animal rode after this stay; null when none. */
   vehicle: string | null;
+  /** The egress that closed the stay, whatever its state (`animal_stay.animals_egress_id`): its GTA is the leg's. */
+  egress: string | null;
 }

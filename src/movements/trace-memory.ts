@@ -10,6 +10,8 @@ export interface MemoryWalkQuestion {
   forward: boolean;
   maxHops: number | null;
   now: number;
+  /** Whose egress is a row's leg (`ReachedRows.legEgress`): the stay's own (a BACKWARD question), else the previous stay's, both walks of BOTH alike. */
+  legLeft: boolean;
 }
 
 /** The graph of every stay, refreshed to the data committed when `current` was called. */
@@ -53,6 +55,7 @@ export function concatReached(parts: ReachedRows[]): ReachedRows {
     viaUnit: join((p) => p.viaUnit, ints),
     viaTime: join((p) => p.viaTime, reals),
     seed: join((p) => p.seed, (n) => new Uint8Array(n)),
+    legEgress: join((p) => p.legEgress, ints),
   };
 }
 
@@ -62,7 +65,7 @@ export function concatReached(parts: ReachedRows[]): ReachedRows {
  * graph was refreshed.
  */
 export async function traceRunInMemory(db: Db, graph: MemoryGraph, q: TraceQuestion, version: DataVersion, id: string, key: string): Promise<TraceRun> {
-  const question = { place: q.place, from: q.from.getTime() * 1000, to: q.to.getTime() * 1000, maxHops: q.maxHops, now: Date.now() * 1000 };
+  const question = { place: q.place, from: q.from.getTime() * 1000, to: q.to.getTime() * 1000, maxHops: q.maxHops, now: Date.now() * 1000, legLeft: q.direction === 'BACKWARD' };
   const walks = q.direction === 'BOTH' ? [true, false] : [q.direction === 'FORWARD'];
   const reached = concatReached(walks.map((forward) => graph.walk({ ...question, forward })));
   return storeTraceAnswer(db, q, reached, graph, version, id, key);

@@ -33,7 +33,7 @@ export function seeded(seed: number): { random: () => number; pick: <T>(list: T[
   return { random, pick: (list) => list[Math.floor(random() * list.length)]! };
 }
 
-/** Six new control units over the three holdings and eight finished egresses from the first unit. */
+/** Six new control units over the three holdings and eight finished egresses from the first unit, every other one under a GTA of its own. */
 export async function unitsAndEgresses(app: TestApp, places: Holding[]): Promise<{ units: { id: string; establishment: string }[]; egresses: string[] }> {
   const em = app.service.orm.em.fork();
   const units = Array.from({ length: 6 }, (_, i) => ({ id: randomUUID(), establishment: places[i % 3]!.unit.establishmentId }));
@@ -45,6 +45,13 @@ export async function unitsAndEgresses(app: TestApp, places: Holding[]): Promise
   await em.execute(
     `insert into animals_egress (id, from_control_unit_id, str_status, bl_move_with_tag_reading) select e::uuid, ?, 'FINISHED', true from jsonb_array_elements_text(?::jsonb) e`,
     [units[0]!.id, JSON.stringify(egresses)],
+  );
+  // A GTA for every other egress: the contact chain's legs name it (the walk in memory hands the leg's egress over).
+  await em.execute(
+    `with g as (select e::uuid as egress, gen_random_uuid() as id from jsonb_array_elements_text(?::jsonb) e),
+          made as (insert into gta (id, str_code, str_federative_unit, ts_issued_at) select g.id, lpad((floor(random() * 1e9))::bigint::text, 9, '0') || substr(g.id::text, 1, 6), 'ZB', now() from g returning id)
+     update animals_egress ae set gta_id = g.id from g where ae.id = g.egress and g.id in (select id from made)`,
+    [JSON.stringify(egresses.filter((_, i) => i % 2 === 0))],
   );
   return { units, egresses };
 }
