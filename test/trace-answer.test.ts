@@ -67,11 +67,11 @@ function columnar(rows: WalkRow[]) {
   return { reached, names };
 }
 
-/** The egress of a row's leg, read from its stays as the walk in memory reads it from its graph: the previous stay's (in path order), a BACKWARD question's the stay's own. */
+/** The egress of a row's leg, read from its stays as the walk in memory reads it from its graph: the last before the stay in path order, a BACKWARD question's the stay's own. */
 const legEgress = (arrived: boolean) =>
   arrived
     ? `(select b.animals_egress_id::text from animal_stay s join animal_stay b on b.animal_id = s.animal_id and (${stayKey('b')}, b.ts_from, b.id) < (${stayKey('s')}, s.ts_from, s.id)
-         where s.id = w.stay_id order by ${stayKey('b')} desc, b.ts_from desc, b.id desc limit 1)`
+         where s.id = w.stay_id and b.animals_egress_id is not null order by ${stayKey('b')} desc, b.ts_from desc, b.id desc limit 1)`
     : `(select s.animals_egress_id::text from animal_stay s where s.id = w.stay_id)`;
 
 const micros = (column: string) => `(extract(epoch from ${column}) * 1000000)::bigint::text`;

@@ -4,6 +4,7 @@ import { useApp } from './helpers/app.js';
 import { official } from './helpers/factories.js';
 import { holding, type Holding } from './helpers/movements.js';
 import { makeCounty, useCounty } from './helpers/places.js';
+import { csvOfPages, TRACE_CSV_HEADER } from './helpers/trace-csv.js';
 
 /**
  * A hand-drawn network (days from 2026-01-01):
@@ -192,11 +193,8 @@ describe('POST /api/trace over the hand-drawn network', () => {
     const text = await res.text();
     expect(text.endsWith('\r\n')).toBe(true);
     const lines = text.slice(0, -2).split('\r\n');
-    expect(lines[0]).toBe('animal_id,str_tag_code,str_status,str_reached_by,int_hops,via_animal_id,via_control_unit_id,ts_via,last_control_unit_id,str_control_unit_code,str_establishment_name,ts_from,ts_to,str_gta_code');
-    const expected = json.animals.flatMap((a: any) =>
-      a.stays.map((s: any) => [a.animal_id, a.str_tag_code, a.str_status, a.str_reached_by, a.int_hops, a.via_animal_id, a.via_control_unit_id, a.ts_via, a.last_control_unit_id, s.str_control_unit_code, s.str_establishment_name, s.ts_from, s.ts_to, s.str_gta_code].map((v) => (v === null ? '' : /[",\r\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v))).join(',')),
-    );
-    expect(lines.slice(1)).toEqual(expected);
+    expect(lines[0]).toBe(TRACE_CSV_HEADER);
+    expect(lines.slice(1)).toEqual(csvOfPages(json.animals));
   });
 });
 

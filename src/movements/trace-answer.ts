@@ -13,7 +13,7 @@ export type ReachedRows = Omit<WalkResult, 'stay'> & {
   /** The stay, as `names.stayId` reads it (the walk in memory hands over the ids themselves). */
   stay: Int32Array | Float64Array;
   /**
-   * The egress of the row's leg (`names.egressId`; -1 none): the one that closed the stay before
+   * The egress of the row's leg (`names.egressId`; -1 none): the last one that closed a stay before
    * this one in the animal's path (the GTA it arrived under), or for a BACKWARD question the one
    * that closed this stay (the GTA it left under). The holdings' GTAs are read through it, no stay read.
    */

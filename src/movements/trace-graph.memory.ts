@@ -68,8 +68,13 @@ function walkOnce(graph: TraceGraph, q: MemoryWalkQuestion): ReachedRows {
   for (let i = 0; i < rows.length; i++) {
     const s = rows.stay[i]!;
     stay[i] = graph.stayId(s);
-    const leg = q.legLeft ? s : graph.previousStay(s);
-    legEgress[i] = leg < 0 ? -1 : graph.stayEgress(leg);
+    if (q.legLeft) legEgress[i] = graph.stayEgress(s);
+    else {
+      // the last egress before the stay in its path: a move between units without one (within a holding) kept the GTA it came under
+      let b = graph.previousStay(s);
+      while (b >= 0 && graph.stayEgress(b) < 0) b = graph.previousStay(b);
+      legEgress[i] = b < 0 ? -1 : graph.stayEgress(b);
+    }
   }
   return { ...rows, stay, legEgress };
 }

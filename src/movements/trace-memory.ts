@@ -10,7 +10,7 @@ export interface MemoryWalkQuestion {
   forward: boolean;
   maxHops: number | null;
   now: number;
-  /** Whose egress is a row's leg (`ReachedRows.legEgress`): the stay's own (a BACKWARD question), else the previous stay's, both walks of BOTH alike. */
+  /** Whose egress is a row's leg (`ReachedRows.legEgress`): the stay's own (a BACKWARD question), else the last one before it in the path, both walks of BOTH alike. */
   legLeft: boolean;
 }
 

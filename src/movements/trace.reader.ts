@@ -353,7 +353,7 @@ const CSV_READ_AHEAD = 16 * 1024 * 1024;
  * part that holds whole groups ranks its rows as the whole answer would, and the parts in turn
  * are the whole answer in rank order. One statement, and none for an answer of one part.
  */
-async function traceRunParts(db: Db, run: { id: string; total: number }, animals: number): Promise<[number, number][]> {
+export async function traceRunParts(db: Db, run: { id: string; total: number }, animals: number): Promise<[number, number][]> {
   const parts = Math.ceil(run.total / Math.max(1, animals));
   let cuts: number[] = [];
   if (parts > 1) {
