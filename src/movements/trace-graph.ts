@@ -214,10 +214,6 @@ export class TraceGraph {
   stayEstablishment(s: number): number {
     return this.ints[INTS * s + 3]!;
   }
-  /** The egress index that closed the stay (any state), -1 for none. */
-  stayEgress(s: number): number {
-    return this.ints[INTS * s + I_EGRESS]!;
-  }
   /** The stay before s in its animal's path, -1 if none (call `ensureBuilt` first). */
   previousStay(s: number): number {
     return this.ints[INTS * s + 4]!;
