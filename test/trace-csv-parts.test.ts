@@ -3,7 +3,7 @@ import { traceRunParts } from '../src/movements/trace.reader.js';
 import { useApp } from './helpers/app.js';
 import { login, makeUser, official } from './helpers/factories.js';
 import type { Holding } from './helpers/movements.js';
-import { csvOfPages, TRACE_CSV_HEADER } from './helpers/trace-csv.js';
+import { csvOfPages, TRACE_CSV_HEADER, type TracedJson } from './helpers/trace-csv.js';
 import { at, networkPlaces, travelNetwork } from './helpers/trace-network.js';
 
 /**
@@ -19,8 +19,8 @@ beforeAll(async () => {
   ({ places, vehicleId } = await networkPlaces(app));
 });
 
-async function pages(token: string, input: Record<string, unknown>): Promise<any[]> {
-  const all: any[] = [];
+async function pages(token: string, input: Record<string, unknown>): Promise<TracedJson[]> {
+  const all: TracedJson[] = [];
   for (let page = 1; ; page++) {
     const res = await app.call('POST', `/api/trace?int_current_page=${page}&int_max_results=7`, { token, body: input });
     await app.service.core.trace.settled();

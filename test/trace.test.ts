@@ -4,7 +4,7 @@ import { useApp } from './helpers/app.js';
 import { official } from './helpers/factories.js';
 import { holding, type Holding } from './helpers/movements.js';
 import { makeCounty, useCounty } from './helpers/places.js';
-import { csvOfPages, TRACE_CSV_HEADER } from './helpers/trace-csv.js';
+import { csvOfPages, TRACE_CSV_HEADER, type TracedJson } from './helpers/trace-csv.js';
 
 /**
  * A hand-drawn network (days from 2026-01-01):
@@ -194,7 +194,7 @@ describe('POST /api/trace over the hand-drawn network', () => {
     expect(text.endsWith('\r\n')).toBe(true);
     const lines = text.slice(0, -2).split('\r\n');
     expect(lines[0]).toBe(TRACE_CSV_HEADER);
-    expect(lines.slice(1)).toEqual(csvOfPages(json.animals));
+    expect(lines.slice(1)).toEqual(csvOfPages(json.animals as unknown as TracedJson[]));
   });
 });
 
