@@ -313,6 +313,8 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * Each stay's unit, establishment and GTA are lookups by key in the select list, as in
  * `tracedStays`: joined, the plan depended on guesses of how many stays a traced animal has (on a
  * partitioned table, or an `establishment` without statistics, it hashed every establishment).
+ * Those lookups are CPU in one backend (0.43 of 1.1 s at 43,279 rows): the answer is read in parts
+ * (`traceRunParts`), `split.parallel` COPYs at once, their bytes sent in order (`csvInParts`).
  */
 export async function traceRunCsv(db: Db, run: { id: string; total: number }, visibleUnit: TraceQuestion['visibleUnit'], split: CsvSplit): Promise<Readable> {
   const visible = visibleUnit('s.control_unit_id', { holder: 's' });
