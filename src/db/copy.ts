@@ -114,7 +114,6 @@ export function csvInParts(parts: Array<() => Readable>, parallel: number, readA
     }
   };
   async function* inOrder(): AsyncGenerator<Buffer | string> {
-    openMore();
     for (sending = 0; sending < parts.length; sending++) {
       openMore();
       for await (const chunk of opened[sending]!) yield chunk as Buffer | string;

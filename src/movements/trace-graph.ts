@@ -19,7 +19,7 @@ import { UuidTable } from './uuid-table.js';
  * rebuilds (renumbering, the dead dropped). A stay index is valid until the next change.
  * Times are epoch microseconds in Float64Arrays; an open stay's `to` is NaN.
  */
-/** A stay's record: ints (animal, unit, vehicle, establishment, previous, next) and floats (from, to, id). */
+/** A stay's record: ints (animal, unit, vehicle, establishment, previous, next, egress) and floats (from, to, id). */
 export const INTS = 7;
 export const FLOATS = 3;
 /** The fields' places in a record (`ints[INTS * s + I_UNIT]`, `floats[FLOATS * s + F_TO]`), for the walk's direct reads. */
@@ -34,6 +34,8 @@ export const I_EGRESS = 6;
 export const F_FROM = 0;
 export const F_TO = 1;
 export const F_ID = 2;
+/** The ints a renumbering copies (the path's links, I_PREVIOUS and I_NEXT, are made again). */
+const KEPT_FIELDS = [I_ANIMAL, I_UNIT, I_VEHICLE, I_ESTABLISHMENT, I_EGRESS];
 
 export class TraceGraph {
   /** The overlay's size (appended plus dead stays) past which the next read rebuilds; default an eighth of the stays, at least 50,000. */
@@ -178,7 +180,7 @@ export class TraceGraph {
     return this.egresses.writeBytes(i, out, at);
   }
   stayId(s: number): number {
-    return this.floats[FLOATS * s + 2]!;
+    return this.floats[FLOATS * s + F_ID]!;
   }
   establishmentIndex(uuid: string): number | undefined {
     return this.establishments.find(uuid);
@@ -202,32 +204,32 @@ export class TraceGraph {
   }
 
   stayAnimal(s: number): number {
-    return this.ints[INTS * s]!;
+    return this.ints[INTS * s + I_ANIMAL]!;
   }
   stayUnit(s: number): number {
-    return this.ints[INTS * s + 1]!;
+    return this.ints[INTS * s + I_UNIT]!;
   }
   /** The vehicle index the animal rode after the stay, -1 for none. */
   stayVehicle(s: number): number {
-    return this.ints[INTS * s + 2]!;
+    return this.ints[INTS * s + I_VEHICLE]!;
   }
   stayEstablishment(s: number): number {
-    return this.ints[INTS * s + 3]!;
+    return this.ints[INTS * s + I_ESTABLISHMENT]!;
   }
   /** The stay before s in its animal's path, -1 if none (call `ensureBuilt` first). */
   previousStay(s: number): number {
-    return this.ints[INTS * s + 4]!;
+    return this.ints[INTS * s + I_PREVIOUS]!;
   }
   /** The stay after s in its animal's path, -1 if none (call `ensureBuilt` first). */
   nextStay(s: number): number {
-    return this.ints[INTS * s + 5]!;
+    return this.ints[INTS * s + I_NEXT]!;
   }
   stayFrom(s: number): number {
-    return this.floats[FLOATS * s]!;
+    return this.floats[FLOATS * s + F_FROM]!;
   }
   /** NaN while open. */
   stayTo(s: number): number {
-    return this.floats[FLOATS * s + 1]!;
+    return this.floats[FLOATS * s + F_TO]!;
   }
 
   /** The animal's live stays in path order. */
@@ -404,17 +406,17 @@ export class TraceGraph {
     if (this.n === this.dead.length) this.grow(Math.max(1024, Math.ceil(this.n * 1.5)));
     const s = this.n++;
     const i = INTS * s;
-    this.ints[i] = this.animals.intern(row.animal);
-    this.ints[i + 1] = this.units.intern(row.unit);
-    this.ints[i + 2] = row.vehicle === null ? -1 : this.vehicles.intern(row.vehicle);
-    this.ints[i + 3] = this.establishments.intern(row.establishment);
-    this.ints[i + 4] = -1;
-    this.ints[i + 5] = -1;
+    this.ints[i + I_ANIMAL] = this.animals.intern(row.animal);
+    this.ints[i + I_UNIT] = this.units.intern(row.unit);
+    this.ints[i + I_VEHICLE] = row.vehicle === null ? -1 : this.vehicles.intern(row.vehicle);
+    this.ints[i + I_ESTABLISHMENT] = this.establishments.intern(row.establishment);
+    this.ints[i + I_PREVIOUS] = -1;
+    this.ints[i + I_NEXT] = -1;
     this.ints[i + I_EGRESS] = row.egress === null ? -1 : this.egresses.intern(row.egress);
     const f = FLOATS * s;
-    this.floats[f] = row.from;
-    this.floats[f + 1] = row.to === null ? NaN : row.to;
-    this.floats[f + 2] = row.id;
+    this.floats[f + F_FROM] = row.from;
+    this.floats[f + F_TO] = row.to === null ? NaN : row.to;
+    this.floats[f + F_ID] = row.id;
     this.dead[s] = 0;
     this.live++;
     return s;
@@ -455,8 +457,8 @@ export class TraceGraph {
     this.pathHead[a] = from < to ? path[from]! : -1;
     for (let k = from; k < to; k++) {
       const s = path[k]!;
-      this.ints[INTS * s + 4] = k > from ? path[k - 1]! : -1;
-      this.ints[INTS * s + 5] = k + 1 < to ? path[k + 1]! : -1;
+      this.ints[INTS * s + I_PREVIOUS] = k > from ? path[k - 1]! : -1;
+      this.ints[INTS * s + I_NEXT] = k + 1 < to ? path[k + 1]! : -1;
     }
   }
 
@@ -480,8 +482,8 @@ export class TraceGraph {
     const floats = new Float64Array(FLOATS * size);
     for (let i = 0; i < n; i++) {
       const o = order[i]!;
-      for (let k = 0; k < 4; k++) ints[INTS * i + k] = this.ints[INTS * o + k]!;
-      ints[INTS * i + I_EGRESS] = this.ints[INTS * o + I_EGRESS]!;
+      // every field but the path's links, which are made again
+      for (let j = 0; j < KEPT_FIELDS.length; j++) ints[INTS * i + KEPT_FIELDS[j]!] = this.ints[INTS * o + KEPT_FIELDS[j]!]!;
       for (let k = 0; k < FLOATS; k++) floats[FLOATS * i + k] = this.floats[FLOATS * o + k]!;
     }
     this.ints = ints;
