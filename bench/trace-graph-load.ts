@@ -1,5 +1,5 @@
 /**
- * The trace graph's full load (src/movements/trace-graph.source.ts; docs/decisions/trace.md, "The
+ * The trace graph's full load (src/trace/graph/trace-graph.source.ts; docs/decisions/trace.md, "The
  * graph kept fresh"), A/B: `copy` (the store's PostgreSQL load: a binary COPY parsed here) against
  * `keyset` (the same rows by `id > last order by id limit 50000`, as the PGlite load reads them,
  * parsed by pg). Alternated (A B B A …) ROUNDS times, each on a fresh pool of one connection with
@@ -11,10 +11,10 @@
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { ticksOf } from './peer-requests.js';
-import { Interner } from '../src/movements/trace-graph.ids.js';
-import { stayOfTuple, staysSelect } from '../src/movements/trace-graph.rows.js';
-import { pgGraphSource } from '../src/movements/trace-graph.source.js';
-import type { GraphStay } from '../src/movements/trace-graph.types.js';
+import { Interner } from '../src/trace/graph/trace-graph.ids.js';
+import { stayOfTuple, staysSelect } from '../src/trace/graph/trace-graph.rows.js';
+import { pgGraphSource } from '../src/trace/graph/trace-graph.source.js';
+import type { GraphStay } from '../src/trace/graph/trace-graph.types.js';
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const url = process.env.DATABASE_URL!;

@@ -1,5 +1,5 @@
 /**
- * What keeping the trace graph fresh costs a trace (src/movements/trace-graph.store.ts): on a copy
+ * What keeping the trace graph fresh costs a trace (src/trace/graph/trace-graph.store.ts): on a copy
  * of a bench herd, after the full load, ROUNDS times: `current()` with nothing changed (the one
  * statement), then after a committed move of HEAD animals (their open stays closed, new ones
  * opened: 2 × HEAD stay rows), `current()` again (the animals' whole paths read again). Wall time
@@ -8,9 +8,9 @@
  */
 import { loadavg } from 'node:os';
 import pg from 'pg';
-import { pgGraphSource } from '../src/movements/trace-graph.source.js';
-import { TraceGraphStore, type GraphSink } from '../src/movements/trace-graph.store.js';
-import type { GraphStay } from '../src/movements/trace-graph.types.js';
+import { pgGraphSource } from '../src/trace/graph/trace-graph.source.js';
+import { TraceGraphStore, type GraphSink } from '../src/trace/graph/trace-graph.store.js';
+import type { GraphStay } from '../src/trace/graph/trace-graph.types.js';
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const HEAD = Number(process.env.HEAD ?? 5000);

@@ -12,9 +12,9 @@
  */
 import { loadavg } from 'node:os';
 import pg from 'pg';
-import { TraceGraph } from '../src/movements/trace-graph.js';
-import { readGraphStays, type GraphStayRow } from '../src/movements/trace-graph.rows.js';
-import { walkGraph, type WalkResult } from '../src/movements/trace-walk.js';
+import { TraceGraph } from '../src/trace/graph/trace-graph.js';
+import { readGraphStays, type GraphStayRow } from '../src/trace/graph/trace-graph.rows.js';
+import { walkGraph, type WalkResult } from '../src/trace/walk/trace-walk.js';
 import { ticksOf } from './peer-requests.js';
 import { medianOf } from './peers.bench.js';
 import { exitWhenDone } from './support.js';

@@ -1,4 +1,4 @@
-import { TraceResolver } from './movements/trace.type.js';
+import { TraceResolver } from './trace/trace.type.js';
 import { AnimalStayFieldsResolver } from './animals/animal-stay.type.js';
 import { AnimalsEgressResolver } from './movements/animals-egress.resolver.js';
 import { AnimalsEgressFieldsResolver } from './movements/animals-egress.type.js';
@@ -63,7 +63,7 @@ import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
 import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
 import { WebhookResolver } from './webhooks/webhook.resolver.js';
 import { LiveResolver } from './events/live.resolver.js';
-import { TraceProgressResolver } from './movements/trace-progress.resolver.js';
+import { TraceProgressResolver } from './trace/trace-progress.resolver.js';
 
 let built: Promise<GraphQLSchema> | null = null;
 

@@ -1,4 +1,4 @@
-import { traceCsv as traceCsvStream } from '../graphql/movements/trace.export.js';
+import { traceCsv as traceCsvStream } from '../graphql/trace/trace.export.js';
 import type { CsvExport } from './csv.js';
 import type { Route } from './route.js';
 

@@ -26,8 +26,8 @@ import { TagsReplacementService } from './tags/tags-replacement.service.js';
 import { TagsWriteoffService } from './tags/tags-writeoff.service.js';
 import { AnimalsEgressService } from './movements/animals-egress.service.js';
 import { AnimalsIngressService } from './movements/animals-ingress.service.js';
-import { TraceService } from './movements/trace.service.js';
-import { TraceProgress } from './movements/trace-progress.js';
+import { TraceService } from './trace/trace.service.js';
+import { TraceProgress } from './trace/trace-progress.js';
 import { OccurrenceService } from './movements/occurrence.service.js';
 import { TravelService } from './transit/travel.service.js';
 import { HomeService } from './home/home.service.js';
@@ -68,7 +68,7 @@ export interface Core {
   animalsEgresses: AnimalsEgressService;
   animalsIngresses: AnimalsIngressService;
   trace: TraceService;
-  /** Each trace's phases for the traceProgress subscription (src/movements/trace-progress.ts). */
+  /** Each trace's phases for the traceProgress subscription (src/trace/trace-progress.ts). */
   traceProgress: TraceProgress;
   occurrences: OccurrenceService;
   travels: TravelService;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { traceRunParts } from '../src/movements/trace.reader.js';
+import { traceRunParts } from '../src/trace/trace.reader.js';
 import { useApp } from './helpers/app.js';
 import { login, makeUser, official } from './helpers/factories.js';
 import type { Holding } from './helpers/movements.js';
@@ -7,7 +7,7 @@ import { csvOfPages, TRACE_CSV_HEADER, type TracedJson } from './helpers/trace-c
 import { at, networkPlaces, travelNetwork } from './helpers/trace-network.js';
 
 /**
- * A trace's CSV read in parts (src/movements/trace.reader.ts `traceRunParts`, src/db/copy.ts
+ * A trace's CSV read in parts (src/trace/trace.reader.ts `traceRunParts`, src/db/copy.ts
  * `csvInParts`): here parts of about three animals, two COPYs at a time. Each part is cut at the
  * start of a group of equal moves and time (a group ranks its animals within itself), and the
  * parts in turn are the JSON pages in rank order, stay by stay.

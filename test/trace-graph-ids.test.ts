@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Interner } from '../src/movements/trace-graph.ids.js';
+import { Interner } from '../src/trace/graph/trace-graph.ids.js';
 
-/** The trace graph's id table (src/movements/trace-graph.ids.ts): one string per uuid, whether met as text or as the binary COPY's 16 bytes. */
+/** The trace graph's id table (src/trace/graph/trace-graph.ids.ts): one string per uuid, whether met as text or as the binary COPY's 16 bytes. */
 const bytesOf = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex');
 
 test('a uuid met as text or as bytes is one string, equal to its text, across the table growing', () => {

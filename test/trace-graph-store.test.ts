@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
-import { pgGraphSource, pgliteGraphSource, type GraphSource } from '../src/movements/trace-graph.source.js';
-import { TraceGraphStore, type GraphSink } from '../src/movements/trace-graph.store.js';
-import type { GraphStay } from '../src/movements/trace-graph.types.js';
+import { pgGraphSource, pgliteGraphSource, type GraphSource } from '../src/trace/graph/trace-graph.source.js';
+import { TraceGraphStore, type GraphSink } from '../src/trace/graph/trace-graph.store.js';
+import type { GraphStay } from '../src/trace/graph/trace-graph.types.js';
 import { useApp } from './helpers/app.js';
 import { holding, moveByGta, type Holding } from './helpers/movements.js';
 import { useCounty } from './helpers/places.js';
 import { stockAnimals } from './helpers/tags.js';
 
 /**
- * The trace graph kept exactly fresh (Migration0071TraceChanges, src/movements/trace-graph.store.ts;
+ * The trace graph kept exactly fresh (Migration0071TraceChanges, src/trace/graph/trace-graph.store.ts;
  * docs/decisions/trace.md, "The graph kept fresh"): after a full load, and after each kind of write
  * and a refresh, the graph holds exactly the rows a plain reading of the tables gives.
  */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { seenUnitsLookup } from '../src/movements/trace-answer.js';
-import { TraceService, type TraceInput } from '../src/movements/trace.service.js';
+import { seenUnitsLookup } from '../src/trace/answer/trace-answer.js';
+import { TraceService, type TraceInput } from '../src/trace/trace.service.js';
 import { useApp } from './helpers/app.js';
 import { login, makeUser, official } from './helpers/factories.js';
 import type { Holding } from './helpers/movements.js';

@@ -8,7 +8,7 @@ import { animalBody, identify } from './helpers/identify.js';
 import { holding, type Holding } from './helpers/movements.js';
 import { useCounty } from './helpers/places.js';
 import { stockTags } from './helpers/tags.js';
-import type { TraceProgressEvent } from '../src/movements/trace-progress.js';
+import type { TraceProgressEvent } from '../src/trace/trace-progress.js';
 
 /**
  * Issue 24: the traceProgress subscription. A subscriber hears the phases of the traces its own

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { TraceGraph } from '../src/movements/trace-graph.js';
-import { graphStay, graphStaysSql, type GraphStayRow } from '../src/movements/trace-graph.rows.js';
-import { walkGraph, walkRows, type WalkRow } from '../src/movements/trace-walk.js';
+import { TraceGraph } from '../src/trace/graph/trace-graph.js';
+import { graphStay, graphStaysSql, type GraphStayRow } from '../src/trace/graph/trace-graph.rows.js';
+import { walkGraph, walkRows, type WalkRow } from '../src/trace/walk/trace-walk.js';
 import { useApp } from './helpers/app.js';
 import type { Holding } from './helpers/movements.js';
 import { at, networkPlaces, randomStays, seeded, unitsAndEgresses, type NetworkStay, twoTravels } from './helpers/trace-network.js';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { TraceGraph } from '../src/movements/trace-graph.js';
-import type { GraphStay } from '../src/movements/trace-graph.types.js';
-import { walkGraph, walkRows } from '../src/movements/trace-walk.js';
+import { TraceGraph } from '../src/trace/graph/trace-graph.js';
+import type { GraphStay } from '../src/trace/graph/trace-graph.types.js';
+import { walkGraph, walkRows } from '../src/trace/walk/trace-walk.js';
 import { bruteForce } from './helpers/trace-brute.js';
 import { seeded, type NetworkStay } from './helpers/trace-network.js';
 
 /**
- * The in-memory walk (src/movements/trace-walk.ts) against the brute-force reading of DOMAIN.md's
+ * The in-memory walk (src/trace/walk/trace-walk.ts) against the brute-force reading of DOMAIN.md's
  * "Tracing" (test/helpers/trace-brute.ts), with no database: random networks drawn as
  * test/trace-walk.test.ts draws them (sixty animals, six units, eight egresses, three of them on one
  * travel and one on another), every stay the definition reaches is reached with the same fewest

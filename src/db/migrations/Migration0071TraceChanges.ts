@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The change log that keeps the trace's in-memory graph exactly fresh (docs/decisions/trace.md,
- * "The graph kept fresh"; src/movements/trace-graph.store.ts). Every statement that changes what an
+ * "The graph kept fresh"; src/trace/graph/trace-graph.store.ts). Every statement that changes what an
  * animal's `GraphStay` rows read (its stays; the status of an egress that closed one of them; the
  * travel it embarked on) writes, once per statement, one row per distinct animal it touched, with
  * the writer's top-level transaction id. A reader that last read the stays under snapshot S reads

@@ -4,8 +4,8 @@ import { AnimalStatusEnum } from '../tags/enums.js';
 import { EstablishmentTypeEnum, SocioenvironmentalStatusEnum } from '../places/enums.js';
 import { PaginationMeta, PageInput } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { TraceResult } from '../../src/movements/trace.service.js';
-import { MAX_TRACE_PAGE, TRACE_DIRECTIONS } from '../../src/movements/trace.service.js';
+import type { TraceResult } from '../../src/trace/trace.service.js';
+import { MAX_TRACE_PAGE, TRACE_DIRECTIONS } from '../../src/trace/trace.service.js';
 
 @ObjectType('TracedStay', { description: 'A stay of a traced animal at a unit the caller sees, with the GTA it left under' })
 export class TracedStay {

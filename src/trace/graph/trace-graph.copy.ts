@@ -9,7 +9,7 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
  * Reads `COPY (staysSelect('raw')) TO STDOUT (FORMAT binary)` into GraphStay rows: each field is
  * its length and its bytes, so no byte is searched for a delimiter, the times are PostgreSQL's own
  * int8 microseconds and the ids their 16 bytes (no formatting on the server, no parsing here; an
- * id's string is made once, by the Interner, src/movements/trace-graph.ids.ts).
+ * id's string is made once, by the Interner, src/trace/graph/trace-graph.ids.ts).
  * Rows that straddle two chunks wait for the next one.
  */
 export class StayCopyParser {

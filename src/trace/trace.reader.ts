@@ -94,7 +94,7 @@ export interface TraceRun {
   total: number;
   establishments: TracedEstablishmentRow[];
   /**
-   * A walk in memory whose answer is not yet written (src/movements/trace-answer.ts): its pages are
+   * A walk in memory whose answer is not yet written (src/trace/answer/trace-answer.ts): its pages are
    * read from the answer it holds; `store` writes `trace_run` and `trace_answer` (once, whoever
    * asks first; the CSV waits for it).
    */

@@ -1,8 +1,8 @@
-import type { Db } from '../db/sql.js';
-import { boolArrayParam, int4ArrayParam, isoMicros, timestamptzArrayParam, uuidArrayParam } from '../db/array-param.js';
-import type { DataVersion, TraceQuestion, TraceRun, TracedAnimalRow, TracedEstablishmentRow } from './trace.reader.js';
-import { RUN_KEPT, rankedPage } from './trace.reader.js';
-import type { WalkResult } from './trace-walk.js';
+import type { Db } from '../../db/sql.js';
+import { boolArrayParam, int4ArrayParam, isoMicros, timestamptzArrayParam, uuidArrayParam } from '../../db/array-param.js';
+import type { DataVersion, TraceQuestion, TraceRun, TracedAnimalRow, TracedEstablishmentRow } from '../trace.reader.js';
+import { RUN_KEPT, rankedPage } from '../trace.reader.js';
+import type { WalkResult } from '../walk/trace-walk.js';
 
 /**
  * The rows of the walk in memory (`trace_runs`' columns, one row per reached presence), columnar:

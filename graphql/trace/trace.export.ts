@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { requireActor, type Context } from '../context.js';
-import type { TraceInput } from '../../src/movements/trace.service.js';
+import type { TraceInput } from '../../src/trace/trace.service.js';
 
 /**
  * The trace's CSV for REST's `Accept: text/csv` (ARCHITECTURE.md: a bulk export streams from

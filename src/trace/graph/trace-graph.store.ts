@@ -1,7 +1,7 @@
 import type { GraphSource, Horizon } from './trace-graph.source.js';
 import type { GraphStay } from './trace-graph.types.js';
 
-/** What the store feeds: the trace's in-memory graph (src/movements/trace-graph.ts's TraceGraph implements it). */
+/** What the store feeds: the trace's in-memory graph (src/trace/graph/trace-graph.ts's TraceGraph implements it). */
 export interface GraphSink {
   add(rows: Iterable<GraphStay>): void;
   /** The animals' rows replaced by `rows` (an animal of `ids` absent from `rows` has no stay left). */

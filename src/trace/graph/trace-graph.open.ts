@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import { pgliteOf, sharedPool, type Orm } from '../db/orm.js';
+import type { Config } from '../../config.js';
+import { pgliteOf, sharedPool, type Orm } from '../../db/orm.js';
 import { pgGraphSource, pgliteGraphSource, type GraphSource } from './trace-graph.source.js';
 
 /** The graph's source on the service's own database: PostgreSQL's pool, or the embedded PGlite. */

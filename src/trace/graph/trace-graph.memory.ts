@@ -1,9 +1,9 @@
-import type { Logger } from '../shared/logger.js';
-import type { ReachedRows } from './trace-answer.js';
+import type { Logger } from '../../shared/logger.js';
+import type { ReachedRows } from '../answer/trace-answer.js';
 import { F_ID, FLOATS, I_EGRESS, I_PREVIOUS, INTS, TraceGraph } from './trace-graph.js';
 import type { TraceGraphStore } from './trace-graph.store.js';
-import type { MemoryGraph, MemoryGraphSource, MemoryWalkQuestion } from './trace-memory.js';
-import { walkGraph } from './trace-walk.js';
+import type { MemoryGraph, MemoryGraphSource, MemoryWalkQuestion } from '../walk/trace-memory.js';
+import { walkGraph } from '../walk/trace-walk.js';
 
 /**
  * The trace's graph of every stay in this process (docs/decisions/trace.md, "The walk in memory"):

@@ -2,7 +2,7 @@ import type { GraphStay } from './trace-graph.types.js';
 import { UuidTable } from './uuid-table.js';
 
 /**
- * Every stay of the herd in memory, for the outbreak walk (src/movements/trace-walk.ts;
+ * Every stay of the herd in memory, for the outbreak walk (src/trace/walk/trace-walk.ts;
  * docs/decisions/trace.md, "The walk in memory"). A stay is two records, side by side in memory
  * (the walk's cost is cache misses: one stay's fields share a line): six ints (animal, unit,
  * vehicle, establishment: uuids interned as ints; the previous and next stay of the animal's path)

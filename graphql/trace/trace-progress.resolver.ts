@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType, Resolver, Root, Subscription } from 'type-g
 import type { Context } from '../context.js';
 import { delivered, liveCaller } from '../events/live.resolver.js';
 import { DateTime, UUID } from '../shared/scalars.js';
-import type { TraceProgressEvent } from '../../src/movements/trace-progress.js';
+import type { TraceProgressEvent } from '../../src/trace/trace-progress.js';
 
 @ObjectType('TraceProgress', { description: "A phase of one of the subscriber's own traces (its session's): STARTED, WALKED or REUSED, ANSWERED, or FAILED" })
 export class TraceProgressType {

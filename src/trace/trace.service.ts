@@ -10,11 +10,11 @@ import type { Scope } from '../shared/scoped-query.js';
 import { Checker } from '../shared/validation.js';
 import { requestScope } from '../shared/request-scope.js';
 import type { Logger } from '../shared/logger.js';
-import { UF_READERS } from './gta.policy.js';
+import { UF_READERS } from '../movements/gta.policy.js';
 import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import type { TraceProgress, TraceProgressRun } from './trace-progress.js';
-import { traceRunInMemory, type MemoryGraphSource } from './trace-memory.js';
+import { traceRunInMemory, type MemoryGraphSource } from './walk/trace-memory.js';
 import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun, type DataVersion, type CsvSplit } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;

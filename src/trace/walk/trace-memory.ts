@@ -1,6 +1,6 @@
-import type { Db } from '../db/sql.js';
-import { storeTraceAnswer, type ReachedNames, type ReachedRows } from './trace-answer.js';
-import type { DataVersion, TraceQuestion, TraceRun } from './trace.reader.js';
+import type { Db } from '../../db/sql.js';
+import { storeTraceAnswer, type ReachedNames, type ReachedRows } from '../answer/trace-answer.js';
+import type { DataVersion, TraceQuestion, TraceRun } from '../trace.reader.js';
 
 /** One direction's walk over the graph in memory, as `trace_runs` walks it (times in epoch microseconds). */
 export interface MemoryWalkQuestion {

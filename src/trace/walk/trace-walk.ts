@@ -1,4 +1,4 @@
-import { F_FROM, F_ID, F_TO, FLOATS, I_ANIMAL, I_ESTABLISHMENT, I_NEXT, I_PREVIOUS, I_UNIT, I_VEHICLE, IntList, INTS, type TraceGraph } from './trace-graph.js';
+import { F_FROM, F_ID, F_TO, FLOATS, I_ANIMAL, I_ESTABLISHMENT, I_NEXT, I_PREVIOUS, I_UNIT, I_VEHICLE, IntList, INTS, type TraceGraph } from '../graph/trace-graph.js';
 
 /**
  * `trace_runs` (Migration0067TraceStayKey) in memory, one direction: the same rows, column for column
