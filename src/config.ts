@@ -79,6 +79,12 @@ const schema = z.object({
    * before each walk; false: the walk runs in PostgreSQL (`trace_runs`), with no memory held.
    */
   TRACE_GRAPH: bool.default(true),
+  /** The trace engine's thread's nice value (0-19; Linux keeps one per thread): it yields the cores to the requests' thread. */
+  TRACE_ENGINE_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /** How long the graph's change rows are kept (a PostgreSQL interval): well above a full load's time, or every refresh would find them gone and reload. */
+  TRACE_CHANGE_RETENTION: z.string().trim().regex(/^\d+ (seconds?|minutes?|hours?|days?)$/, 'an interval such as "24 hours"').default('24 hours'),
+  /** How often the engine purges change rows older than TRACE_CHANGE_RETENTION (ms; 0: never, leave it to `cli trace:changes-purge`). */
+  TRACE_CHANGE_PURGE_EVERY_MS: z.coerce.number().int().min(0).default(300_000),
   /** Adds X-SQL-Statements to every response: for tests and benchmarks, not for production. */
   EXPOSE_SQL_STATEMENTS: bool.default(false),
   /** Keeps authenticated actors per process, forgotten on every instance when they change (src/identity/actor-cache.ts). */

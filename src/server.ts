@@ -29,10 +29,7 @@ import { STATUS_OF } from '../rest/errors.js';
 import { buildRestRouter, isUploadRoute, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
-import { TraceGraph } from './trace/graph/trace-graph.js';
-import { MemoryTraceGraph } from './trace/graph/trace-graph.memory.js';
-import { openGraphSource } from './trace/graph/trace-graph.open.js';
-import { TraceGraphStore } from './trace/graph/trace-graph.store.js';
+import { openTraceEngine } from './trace/engine/open.js';
 import { startEventsOut } from './outbox/events-out.js';
 import { LiveHub } from './outbox/live.js';
 import { TRACE_CHANNEL } from './trace/trace-progress.js';
@@ -96,8 +93,8 @@ export async function createService(config: Config, log: Logger = createLogger(c
     await loadCountiesIfEmpty(orm.em.fork(), log);
     await ensureAdministrator(orm.em.fork(), core, config, log);
   });
-  // After the migrations (the change log's triggers): the trace's graph loads in the background.
-  if (config.TRACE_GRAPH) core.trace.useGraph(new MemoryTraceGraph(new TraceGraphStore(await openGraphSource(orm, config), () => new TraceGraph()), log));
+  // After the migrations (the change log's triggers): the trace's engine loads its graph in the background.
+  if (config.TRACE_GRAPH) core.trace.useEngine(await openTraceEngine(orm, config, log));
   // After the migrations (their triggers say what changed): the actor cache is on while this listens.
   const pglite = await pgliteOf(orm, config);
   const actorListener: ActorListener | null = !config.ACTOR_CACHE
@@ -417,6 +414,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
         clearTimeout(timer);
       }
       await apollo.stop();
+      // After the requests: the answers they walked in the engine are written first.
+      await core.trace.settled();
+      await core.trace.close();
       await claims?.close();
       await replicas?.close();
       core.mailer.stop();

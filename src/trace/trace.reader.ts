@@ -98,7 +98,7 @@ export interface TraceRun {
    * read from the answer it holds; `store` writes `trace_run` and `trace_answer` (once, whoever
    * asks first; the CSV waits for it).
    */
-  pending?: { page(db: Db, limit: number, offset: number): Promise<TracedAnimalRow[]>; store(): Promise<void> };
+  pending?: { page(db: Db, limit: number, offset: number): Promise<TracedAnimalRow[]>; store(on?: Db): Promise<void> };
 }
 
 /** How long a stored answer is kept: the pages of one request read it (a CSV export of a big trace takes seconds). */
@@ -131,9 +131,9 @@ export interface DataVersion {
  * which also reads the data version now (a walk in memory stores it: read before the graph's
  * refresh, a write between the two makes the next request walk again, never serves a stale answer).
  */
-export async function traceRunReused(db: Db, key: string, seen: Query): Promise<{ seen: boolean; run: TraceRun | null; version: DataVersion }> {
-  const [row] = await db.rows<{ n: number; id: string | null; int_total: number; establishments: TracedEstablishmentRow[]; head: string | null; recent: number }>({
-    sql: `select (${seen.sql}) as n, r.id, r.int_total, r.establishments, v.head, ${eventRecent('v.head')} as recent
+export async function traceRunReused(db: Db, key: string, seen: Query): Promise<{ seen: boolean; run: TraceRun | null; version: DataVersion; now: number }> {
+  const [row] = await db.rows<{ n: number; id: string | null; int_total: number; establishments: TracedEstablishmentRow[]; head: string | null; recent: number; now: number }>({
+    sql: `select (${seen.sql}) as n, r.id, r.int_total, r.establishments, v.head, ${eventRecent('v.head')} as recent, (extract(epoch from now()) * 1000000)::float8 as now
             from (select ${EVENT_HEAD} as head) v left join lateral (
               select r.id, r.int_total, r.establishments from trace_run r
                where r.str_key = ? and r.ts_created_at > now() - interval '${RUN_REUSED}'
@@ -142,7 +142,8 @@ export async function traceRunReused(db: Db, key: string, seen: Query): Promise<
     params: [...seen.params, key],
   });
   const run = row?.id ? { id: row.id, total: row.int_total, establishments: row.establishments.map((e) => ({ ...e, ts_exposure: new Date(e.ts_exposure) })) } : null;
-  return { seen: !!row?.n, run, version: { head: row?.head == null ? null : Number(row.head), recent: row?.recent ?? 0 } };
+  // `now`: the database's clock (epoch microseconds), where a walk in memory ends an open stay, as the walk in SQL does.
+  return { seen: !!row?.n, run, version: { head: row?.head == null ? null : Number(row.head), recent: row?.recent ?? 0 }, now: Number(row!.now) };
 }
 
 /**

@@ -14,7 +14,7 @@ import { UF_READERS } from '../movements/gta.policy.js';
 import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import type { TraceProgress, TraceProgressRun } from './trace-progress.js';
-import { traceRunInMemory, type MemoryGraphSource } from './walk/trace-memory.js';
+import type { TraceEngine } from './engine/trace-engine.js';
 import { tracedStays, traceRun, traceRunCsv, traceRunPage, traceRunReused, type TraceDirection, type TracedAnimalRow, type TracedEstablishmentRow, type TracedStayRow, type TraceQuestion, type TraceRun, type DataVersion, type CsvSplit } from './trace.reader.js';
 
 export const TRACE_DIRECTIONS = ['BACKWARD', 'FORWARD', 'BOTH'] as const;
@@ -51,10 +51,6 @@ export const MAX_TRACE_PAGE = 5000;
  */
 export class TraceService {
   /**
-   * `progress`: where each trace's phases are published (the traceProgress subscription); none, none published.
-   * `graph`: the stays in memory, where the walk runs once they are loaded (none, or not yet: `trace_runs` in SQL).
-   */
-  /**
    * The answers walked in memory by this process whose rows are still being written, by key: the same
    * caller's next request (its CSV right after the first page) reads one instead of walking again
    * while its data version holds; once written, `trace_run` has it.
@@ -65,27 +61,38 @@ export class TraceService {
 
   constructor(
     private readonly progress: TraceProgress | null = null,
-    private graph: MemoryGraphSource | null = null,
+    /** The trace's engine (src/trace/engine/): the graph of every stay, walked off the request path; none, or while its graph is not current: `trace_runs` in SQL. */
+    private engine: TraceEngine | null = null,
     /** Where a walk in memory's answer that could not be written is told (its page was answered; a CSV waiting for it fails). */
     private readonly log: Logger | null = null,
     /** How a CSV is read in parts (config TRACE_CSV_PART_ANIMALS, TRACE_CSV_PARALLEL). */
     private readonly csvSplit: CsvSplit = { animals: 5000, parallel: 2 },
   ) {}
 
-  /** The graph in memory, once the database is open (src/server.ts). */
-  useGraph(graph: MemoryGraphSource | null): void {
-    this.graph = graph;
+  /** The engine, once the database is open (src/server.ts). */
+  useEngine(engine: TraceEngine | null): void {
+    this.engine = engine;
   }
 
-  /** How many walks ran in memory (0 without a graph). */
+  /** The engine's status (null without one): `/metrics`, `/health`. */
+  get engineStatus(): TraceEngine['status'] | null {
+    return this.engine?.status ?? null;
+  }
+
+  /** Stops the engine (the service's close). */
+  async close(): Promise<void> {
+    await this.engine?.close();
+    this.engine = null;
+  }
+
+  /** How many walks ran in memory (0 without an engine). */
   get walksInMemory(): number {
-    return this.graph?.walks ?? 0;
+    return this.engine?.status.walks ?? 0;
   }
 
-  /** Settles once the graph in memory has loaded and holds every change committed before the call (at once without one). */
+  /** Settles once the engine's first load has ended and its graph holds every change committed before the call (at once without one). */
   async ready(): Promise<void> {
-    await this.graph?.ready();
-    await this.graph?.current();
+    await this.engine?.ready();
   }
 
   async trace(db: Db, actor: Actor, input: TraceInput, pageInput: PageInput | null | undefined): Promise<TraceResult> {
@@ -205,9 +212,8 @@ export class TraceService {
       if (found.run) return { run: found.run, reused: true };
       const writing = this.writing.get(key);
       if (writing && writing.version.head === found.version.head && writing.version.recent === found.version.recent) return { run: writing.run, reused: true };
-      const graph = await this.graph?.current();
-      if (!graph) return { run: await traceRun(db, q, newId(), key), reused: false };
-      const run = await traceRunInMemory(db, graph, q, found.version, newId(), key);
+      const run = (await this.engine?.walk(db, q, found.version, newId(), key, found.now)) ?? null;
+      if (!run) return { run: await traceRun(db, q, newId(), key), reused: false };
       this.writing.set(key, { run, version: found.version });
       return { run, reused: false };
     });

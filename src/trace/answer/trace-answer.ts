@@ -3,6 +3,7 @@ import { boolArrayParam, int4ArrayParam, isoMicros, timestamptzArrayParam, uuidA
 import type { DataVersion, TraceQuestion, TraceRun, TracedAnimalRow, TracedEstablishmentRow } from '../trace.reader.js';
 import { RUN_KEPT, rankedPage } from '../trace.reader.js';
 import type { WalkResult } from '../walk/trace-walk.js';
+import type { UnitScopeOn } from '../../places/establishment.policy.js';
 
 /**
  * The rows of the walk in memory (`trace_runs`' columns, one row per reached presence), columnar:
@@ -161,7 +162,7 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
   // The first page is read from here; the answer is written once asked (`pending.store`, after the first page is read):
   // `trace_run` and `trace_answer` in one statement, so that a later request finds the whole answer or none.
   let stored: Promise<void> | undefined;
-  const store = () => (stored ??= db
+  const store = (on: Db = db) => (stored ??= on
     .rows({
       sql: `with expired as materialized (select trace_answers_expire(interval '${RUN_KEPT}') as answers),
         answer as (insert into trace_answer (run_id, ord, animal_id, int_hops, bl_seed, via_animal_id, via_control_unit_id, ts_via, int_group_from, int_group_to)
@@ -171,7 +172,7 @@ export async function storeTraceAnswer(db: Db, q: TraceQuestion, reached: Reache
         insert into trace_run (id, int_total, establishments, str_key, int_event_head, int_event_recent)
           select ?, ?, ?::jsonb, ?, ?::bigint, ?::int from expired`,
       params: ((all) => [id, all.animal, all.hops, all.seed, all.viaAnimal, all.viaUnit, all.viaTime, all.groupFrom, all.groupTo, id, shown.length, JSON.stringify(places.json), key, version.head, version.recent])(
-        params(db, 0, shown.length),
+        params(on, 0, shown.length),
       ),
     })
     .then(() => undefined));
@@ -269,6 +270,20 @@ function tieBreaks(names: ReachedNames, r: ReachedRows) {
 /** Up to how many reached units are each checked by their establishment's key (past it, by the caller's establishments hashed; tests try both). */
 export const seenUnitsLookup = { perRowUpTo: 2000 };
 
+/**
+ * Every visibility scope the answer asks of `q.visibleUnit`, as its arguments: a walk in the trace's
+ * engine (src/trace/engine/) gets them computed beforehand by the thread that knows the caller.
+ */
+export const ANSWER_SCOPES: readonly (readonly [string, UnitScopeOn])[] = [
+  ['su.control_unit_id', { establishment: 'su.establishment_id', perRow: true }],
+  ['su.control_unit_id', { establishment: 'su.establishment_id', perRow: false }],
+  ['vs.control_unit_id', { holder: 'vs' }],
+  ['x.control_unit_id', {}],
+  ['vu.id', { establishment: 'vu.establishment_id', perRow: true }],
+];
+/** The key of a scope's arguments in a table of them. */
+export const scopeKey = (column: string, on: UnitScopeOn = {}): string => JSON.stringify([column, on.establishment ?? null, on.holder ?? null, on.prefix ?? null, on.perRow ?? null]);
+
 /** The reached units the caller sees, by unit index: one statement over their ids (`perRow` up to `seenUnitsLookup.perRowUpTo`). */
 async function seenOf(db: Db, q: TraceQuestion, establishmentOfUnit: Int32Array, names: ReachedNames): Promise<Uint8Array> {
   const seen = new Uint8Array(establishmentOfUnit.length);
@@ -314,7 +329,7 @@ async function viaUnitsShown(db: Db, q: TraceQuestion, shown: Int32Array, reache
     if (u !== -1 && establishmentOfUnit[u] === -1) elsewhere.add(u);
   }
   if (elsewhere.size) {
-    const visible = q.visibleUnit('x.control_unit_id');
+    const visible = q.visibleUnit('x.control_unit_id', {});
     const units = [...elsewhere];
     const rows = await db.rows<{ i: number }>({
       sql: `select x.i::int as i from unnest(?::uuid[]) with ordinality as x(control_unit_id, i) where ${visible.sql}`,

@@ -1,62 +1,30 @@
-import type { Logger } from '../../shared/logger.js';
 import type { ReachedRows } from '../answer/trace-answer.js';
 import { F_ID, FLOATS, I_EGRESS, I_PREVIOUS, INTS, TraceGraph } from './trace-graph.js';
-import type { TraceGraphStore } from './trace-graph.store.js';
-import type { MemoryGraph, MemoryGraphSource, MemoryWalkQuestion } from '../walk/trace-memory.js';
+import type { MemoryGraph, MemoryWalkQuestion } from '../walk/trace-memory.js';
 import { walkGraph } from '../walk/trace-walk.js';
 
 /**
- * The trace's graph of every stay in this process (docs/decisions/trace.md, "The walk in memory"):
- * loaded once in the background at start (until then, and if the load fails, the walk runs in
- * SQL), then refreshed to the committed data before each walk (`TraceGraphStore`).
+ * The graph as the answer reads it (docs/decisions/trace.md, "The walk in memory"): its names, and
+ * one direction's walk. Valid until the graph's next change (the trace's engine refreshes it, then
+ * walks and names the answer before it changes again).
  */
-export class MemoryTraceGraph implements MemoryGraphSource {
-  private loaded = false;
-  /** How many walks ran on the graph (operators, tests). */
-  walks = 0;
-  private readonly first: Promise<void>;
-
-  constructor(
-    private readonly store: TraceGraphStore<TraceGraph>,
-    log: Logger,
-  ) {
-    const started = Date.now();
-    // Its indexes built at once, not by the first walk. A failure (the service closed meanwhile, too) leaves the walk in SQL.
-    this.first = (async () => {
-      await store.load();
-      (await store.current()).ensureBuilt();
-      this.loaded = true;
-      log.info({ ms: Date.now() - started }, 'trace graph loaded');
-    })().catch((err: unknown) => log.error({ err }, 'trace graph not loaded: the trace walks in SQL'));
-  }
-
-  ready(): Promise<void> {
-    return this.first;
-  }
-
-  async current(): Promise<MemoryGraph | null> {
-    if (!this.loaded) return null;
-    const graph = await this.store.current();
-    return {
-      animalId: (i) => graph.animalId(i),
-      unitId: (i) => graph.unitId(i),
-      establishmentId: (i) => graph.establishmentId(i),
-      writeAnimalUuid: (i, out, at) => graph.writeAnimalUuid(i, out, at),
-      writeUnitUuid: (i, out, at) => graph.writeUnitUuid(i, out, at),
-      writeEstablishmentUuid: (i, out, at) => graph.writeEstablishmentUuid(i, out, at),
-      egressId: (i) => graph.egressId(i),
-      writeEgressUuid: (i, out, at) => graph.writeEgressUuid(i, out, at),
-      compareAnimals: (a, b) => graph.compareAnimals(a, b),
-      animalSortKey: (a) => graph.animalSortKey(a),
-      // The rows carry stay ids, not indexes: a stay's index lasts only until the graph's next change,
-      // which another request's refresh may make while this answer is stored.
-      stayId: (id) => id,
-      walk: (q) => {
-        this.walks++;
-        return walkOnce(graph, q);
-      },
-    };
-  }
+export function memoryGraphOf(graph: TraceGraph): MemoryGraph {
+  return {
+    animalId: (i) => graph.animalId(i),
+    unitId: (i) => graph.unitId(i),
+    establishmentId: (i) => graph.establishmentId(i),
+    writeAnimalUuid: (i, out, at) => graph.writeAnimalUuid(i, out, at),
+    writeUnitUuid: (i, out, at) => graph.writeUnitUuid(i, out, at),
+    writeEstablishmentUuid: (i, out, at) => graph.writeEstablishmentUuid(i, out, at),
+    egressId: (i) => graph.egressId(i),
+    writeEgressUuid: (i, out, at) => graph.writeEgressUuid(i, out, at),
+    compareAnimals: (a, b) => graph.compareAnimals(a, b),
+    animalSortKey: (a) => graph.animalSortKey(a),
+    // The rows carry stay ids, not indexes: a stay's index lasts only until the graph's next change,
+    // which another request's refresh may make while this answer is stored.
+    stayId: (id) => id,
+    walk: (q) => walkOnce(graph, q),
+  };
 }
 
 /** One direction's walk, its stays named by id at once (synchronously, while their indexes hold). */

@@ -122,28 +122,32 @@ export function pgGraphSource(pool: pg.Pool, interner: () => Interner = () => ne
   };
 }
 
-/** PGlite (one session): the load read by id in chunks inside one repeatable-read transaction. */
+/**
+ * PGlite (one session): the load read by id in chunks, each its own statement, so that the session
+ * serves the service between them. The horizon is taken first: whatever changes while the chunks
+ * are read is in the change rows it did not see, which the next refresh reads (an animal's path
+ * then replaced whole, whichever of its stays a chunk had).
+ */
 export function pgliteGraphSource(pglite: PGlite, interner: () => Interner = () => new Interner()): GraphSource {
   const snapshotted = <T>(work: (tx: Transaction) => Promise<T>): Promise<T> =>
     pglite.transaction(async (tx) => {
       await tx.exec('set transaction isolation level repeatable read');
       return work(tx);
     });
-  const arrays = (tx: Transaction) => async (sql: string, params: unknown[]) => (await tx.query<unknown[]>(sql, params, { rowMode: 'array' })).rows;
+  const arrays = (tx: Transaction | PGlite) => async (sql: string, params: unknown[]) => (await tx.query<unknown[]>(sql, params, { rowMode: 'array' })).rows;
   const byId = `${staysSelect('micros', 'where s.id > $1')} order by s.id limit $2`;
   return {
-    load: (onChunk, chunk = CHUNK) =>
-      snapshotted(async (tx) => {
-        const [opened] = await arrays(tx)('select pg_current_snapshot()::text', []);
-        const ids = interner();
-        for (let after = -1; ; ) {
-          const rows = (await arrays(tx)(byId, [after, chunk])).map((r) => stayOfTuple(r, ids));
-          if (rows.length) onChunk(rows);
-          if (rows.length < chunk) break;
-          after = rows[rows.length - 1]!.id;
-        }
-        return opened![0] as string;
-      }),
+    async load(onChunk, chunk = CHUNK) {
+      const [opened] = await arrays(pglite)('select pg_current_snapshot()::text', []);
+      const ids = interner();
+      for (let after = -1; ; ) {
+        const rows = (await arrays(pglite)(byId, [after, chunk])).map((r) => stayOfTuple(r, ids));
+        if (rows.length) onChunk(rows);
+        if (rows.length < chunk) break;
+        after = rows[rows.length - 1]!.id;
+      }
+      return opened![0] as string;
+    },
     async check(since) {
       const { rows } = await pglite.query<Row>(CHECK, [since]);
       return verdict(rows[0]!);

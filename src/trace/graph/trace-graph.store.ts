@@ -15,6 +15,19 @@ export interface TraceGraphStoreOptions {
   purgeEveryMs?: number;
   /** Rows per chunk of the full load. */
   chunk?: number;
+  /**
+   * false: a refresh whose change rows were purged throws `StaleGraph` instead of reading the graph
+   * again whole (the engine then walks in SQL while it reloads in the background: `reload`).
+   */
+  reloadWhenStale?: boolean;
+}
+
+/** The change rows the graph needs were purged (or the cutoff raised): only a full reload brings it current. */
+export class StaleGraph extends Error {
+  constructor() {
+    super('the trace graph is stale: its change rows are gone');
+    this.name = 'StaleGraph';
+  }
 }
 
 /**
@@ -97,13 +110,13 @@ export class TraceGraphStore<G extends GraphSink> {
   private async refresh(): Promise<void> {
     const since = this.horizon!;
     const checked = await this.source.check(since);
-    if (checked === 'stale') return this.reload();
+    if (checked === 'stale') return this.staleFound();
     if (checked !== 'changed') {
       this.horizon = checked.horizon;
       this.stats.unchanged++;
     } else {
       const changes = await this.source.changes(since);
-      if (changes === 'stale') return this.reload();
+      if (changes === 'stale') return this.staleFound();
       this.graph!.replaceAnimals(changes.animals, changes.rows);
       this.horizon = changes.horizon;
       this.stats.refreshes++;
@@ -112,8 +125,14 @@ export class TraceGraphStore<G extends GraphSink> {
     await this.purgeWhenDue();
   }
 
-  private async reload(): Promise<void> {
+  /** Reads the graph again whole, into a new graph (the old one serves nobody meanwhile: the caller walks in SQL). */
+  async reload(): Promise<void> {
     await this.fullLoad();
+  }
+
+  private staleFound(): Promise<void> {
+    if (this.options.reloadWhenStale === false) throw new StaleGraph();
+    return this.reload();
   }
 
   private async purgeWhenDue(): Promise<void> {

@@ -19,15 +19,6 @@ export interface MemoryGraph extends ReachedNames {
   walk(q: MemoryWalkQuestion): ReachedRows;
 }
 
-/** Where the trace finds the graph: null while its first load runs (the walk then runs in SQL). */
-export interface MemoryGraphSource {
-  current(): Promise<MemoryGraph | null>;
-  /** How many walks ran on the graph. */
-  readonly walks: number;
-  /** Settles once the first load has ended (loaded, or failed: the walk then stays in SQL). */
-  ready(): Promise<void>;
-}
-
 /** The rows of several walks (BOTH: forward then backward) as one set. */
 export function concatReached(parts: ReachedRows[]): ReachedRows {
   if (parts.length === 1) return parts[0]!;
@@ -62,10 +53,10 @@ export function concatReached(parts: ReachedRows[]): ReachedRows {
 /**
  * The trace walked in memory (docs/decisions/trace.md, "The walk in memory"): the same answer as
  * `traceRun` over `trace_runs`, stored the same way. `version`: the data version read before the
- * graph was refreshed.
+ * graph was refreshed; `now`: the database's clock (epoch microseconds), where an open stay ends, as in SQL.
  */
-export async function traceRunInMemory(db: Db, graph: MemoryGraph, q: TraceQuestion, version: DataVersion, id: string, key: string): Promise<TraceRun> {
-  const question = { place: q.place, from: q.from.getTime() * 1000, to: q.to.getTime() * 1000, maxHops: q.maxHops, now: Date.now() * 1000, legLeft: q.direction === 'BACKWARD' };
+export async function traceRunInMemory(db: Db, graph: MemoryGraph, q: TraceQuestion, version: DataVersion, id: string, key: string, now: number): Promise<TraceRun> {
+  const question = { place: q.place, from: q.from.getTime() * 1000, to: q.to.getTime() * 1000, maxHops: q.maxHops, now, legLeft: q.direction === 'BACKWARD' };
   const walks = q.direction === 'BOTH' ? [true, false] : [q.direction === 'FORWARD'];
   const reached = concatReached(walks.map((forward) => graph.walk({ ...question, forward })));
   return storeTraceAnswer(db, q, reached, graph, version, id, key);
