@@ -80,7 +80,7 @@ export class TraceEngine {
       return null;
     }
     this.status.walks += done.walks;
-    return { id: done.id, total: done.total, establishments: done.establishments.map((e) => ({ ...e })), pending: this.pending(db, done.id) };
+    return { id: done.id, total: done.total, establishments: done.establishments.map(ownDates), pending: this.pending(db, done.id) };
   }
 
   /** Settles once the first load has ended and, when it loaded, the graph holds every change committed before the call. */
@@ -165,7 +165,7 @@ export class TraceEngine {
       });
     return {
       page: (db, limit, offset): Promise<TracedAnimalRow[]> =>
-        written ? traceRunPage(db, run, limit, offset) : unwrap(this.job(db, (job) => this.rpc.call<TracedAnimalRow[]>('page', { job, binaryParams: db.binaryParams, run, limit, offset }))),
+        written ? traceRunPage(db, run, limit, offset) : unwrap(this.job(db, (job) => this.rpc.call<TracedAnimalRow[]>('page', { job, binaryParams: db.binaryParams, run, limit, offset }))).then((rows) => rows.map(ownDates)),
       store: (on = walkDb) =>
         (stored ??= unwrap(this.job(on, (job) => this.rpc.call<null>('store', { job, binaryParams: on.binaryParams, run })))
           .then(() => {
@@ -174,4 +174,14 @@ export class TraceEngine {
           .finally(() => void this.rpc.call('forget', run).catch(() => undefined))),
     };
   }
+}
+
+/**
+ * The row with its Dates made by this thread's Date: a structured clone makes them with the realm's
+ * own, which a Date of another realm (a test runner's module context) does not recognize.
+ */
+function ownDates<T extends object>(row: T): T {
+  const out = { ...row } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(out)) if (Object.prototype.toString.call(v) === '[object Date]' && !(v instanceof Date)) out[k] = new Date((v as Date).getTime());
+  return out as T;
 }
