@@ -39,7 +39,7 @@ const load = () => `[load ${loadavg().map((l) => l.toFixed(2)).join(' ')}]`;
 
 type Seeds = Awaited<ReturnType<typeof benchSeeds>>;
 
-async function generate(service: Service): Promise<{ measured: Seeds; warmUp: Seeds }> {
+export async function generate(service: Service): Promise<{ measured: Seeds; warmUp: Seeds }> {
   const em = service.orm.em.fork();
   // BENCH_REUSE_DATABASE=1: the herd a BENCH_KEEP_DATABASE=1 run generated (its scratch tables kept), measured again.
   const reuse = process.env.BENCH_REUSE_DATABASE === '1';
@@ -131,7 +131,7 @@ async function compareWalks(service: Service, label: string, q: Record<string, u
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 /** An AUTHORITY of the data's county, signed in (the bench owner made into one). */
-async function authority(service: Service, url: string): Promise<string> {
+export async function authority(service: Service, url: string): Promise<string> {
   const { user } = await benchOwner(service, PASSWORD);
   const em = service.orm.em.fork();
   await em.execute(`update "user" set str_type = 'AUTHORITY', county_id = (select county_id from establishment where str_name = 'Est 000001' limit 1) where id = ?`, [user.id]);

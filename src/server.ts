@@ -30,6 +30,7 @@ import { buildRestRouter, isUploadRoute, routes } from '../rest/router.js';
 import type { Config } from './config.js';
 import { createCore, type Core } from './core.js';
 import { openTraceEngine } from './trace/engine/open.js';
+import { engineHealth } from './trace/engine/engine-status.js';
 import { startEventsOut } from './outbox/events-out.js';
 import { LiveHub } from './outbox/live.js';
 import { TRACE_CHANNEL } from './trace/trace-progress.js';
@@ -102,7 +103,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     : pglite
       ? await listenOnPglite(pglite, core.auth.actors)
       : listenOnPostgres(config.DATABASE_URL!, core.auth.actors, log);
-  const metrics = createMetrics(config, db, pool, replicas);
+  const metrics = createMetrics(config, db, pool, replicas, () => core.trace.engineStatus);
   await core.mailer.useDatabase((sql, params) => orm.em.fork().execute(sql, params));
   const claims = claimConnections(config);
   // PGlite belongs to this one process: no claim of an earlier run can still be running.
@@ -250,8 +251,9 @@ export async function createService(config: Config, log: Logger = createLogger(c
   });
 
   const probes = new Router();
+  // Up, with what runs beside the requests: a service whose trace graph is not current is still up (and ready: its traces walk in SQL).
   probes.get('/health', (ctx) => {
-    ctx.body = { status: 'ok' };
+    ctx.body = { status: 'ok', details: { trace_engine: engineHealth(core.trace.engineStatus) } };
   });
   probes.get('/ready', async (ctx) => {
     try {

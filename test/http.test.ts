@@ -25,7 +25,7 @@ describe('probes and headers', () => {
   test('GET /health and GET /ready answer 200', async () => {
     const health = await app.call('GET', '/health');
     expect(health.status).toBe(200);
-    expect(health.body).toEqual({ status: 'ok' });
+    expect(health.body).toMatchObject({ status: 'ok', details: { trace_engine: { str_state: expect.stringMatching(/^(off|loading|current|stale|failed)$/) } } });
     const ready = await app.call('GET', '/ready');
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: 'ready' });

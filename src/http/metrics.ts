@@ -8,6 +8,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/sql.js';
 import type { Replicas } from '../db/replicas.js';
 import { DomainError } from '../shared/errors.js';
+import { engineMetrics } from '../trace/engine/engine-status.js';
+import type { EngineStatus } from '../trace/engine/trace-engine.js';
 
 /** Seconds: from a cached read (a few ms) to a bulk write of thousands of tags. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -39,9 +41,10 @@ export interface Metrics {
  * One registry per service (tests run several services in one process). Process metrics are
  * prom-client's defaults; the pool and the event log are read when Prometheus scrapes.
  */
-export function createMetrics(config: Config, db: Db, pool: pg.Pool | undefined, replicas: Replicas | null = null): Metrics {
+export function createMetrics(config: Config, db: Db, pool: pg.Pool | undefined, replicas: Replicas | null = null, traceEngine: () => EngineStatus | null = () => null): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  engineMetrics(registry, traceEngine);
 
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
   const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP request latency, by route template, method and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] });

@@ -48,7 +48,7 @@ export class GraphEngine {
   readonly status: GraphStatus = { state: 'loading', stays: 0, bytes: 0, loadedAt: null, lastLoadSeconds: null, loads: 0, loadFailures: 0, staleReloads: 0, refreshes: 0, lastError: null };
 
   constructor(
-    source: GraphSource,
+    private readonly source: GraphSource,
     private readonly options: GraphEngineOptions = {},
     /** Told each time the status changes. */
     private readonly changed: (status: GraphStatus) => void = () => undefined,
@@ -75,6 +75,7 @@ export class GraphEngine {
       graph.ensureBuilt();
       this.status.refreshes++;
       this.measure(graph);
+      this.changed(this.status);
       return graph;
     } catch (err) {
       if (err instanceof StaleGraph) this.status.staleReloads++;
@@ -104,6 +105,13 @@ export class GraphEngine {
     for (let attempt = 0; !this.closed; attempt++) {
       const started = performance.now();
       try {
+        if (this.source.loadable && !(await this.source.loadable())) {
+          // Not a failure: a load now would be stale at once. Tried again after the wait.
+          this.status.lastError = 'waiting for transactions older than the change cutoff to end';
+          this.changed(this.status);
+          await this.pause(attempt);
+          continue;
+        }
         // The store's first load is kept by it (a failed one is forgotten, so this tries it again); later ones are reloads.
         if (this.status.loads === 0) await this.store.load();
         else await this.store.reload();
@@ -124,16 +132,21 @@ export class GraphEngine {
         this.status.lastError = (err as Error).message;
         this.changed(this.status);
         this.firstEnded();
-        const wait = Math.min((this.options.retryFirstMs ?? 1000) * 2 ** attempt, this.options.retryMaxMs ?? 60_000);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+        await this.pause(attempt);
       }
     }
+  }
+
+  /** The wait before the next try: doubled each time, up to retryMaxMs; ended early by `close`. */
+  private pause(attempt: number): Promise<void> {
+    const wait = Math.min((this.options.retryFirstMs ?? 1000) * 2 ** attempt, this.options.retryMaxMs ?? 60_000);
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private measure(graph: TraceGraph): void {

@@ -26,6 +26,7 @@ export function remoteGraphSource(rpc: Rpc): GraphSource {
     check: (since) => rpc.call('source.check', since),
     changes: (since) => rpc.call('source.changes', since),
     purge: (kept) => rpc.call('source.purge', kept),
+    loadable: () => rpc.call('source.loadable'),
   };
 }
 
@@ -35,4 +36,5 @@ export function serveGraphSource(rpc: Rpc, source: GraphSource): void {
   rpc.handle('source.check', (since: string) => source.check(since));
   rpc.handle('source.changes', (since: string) => source.changes(since));
   rpc.handle('source.purge', (kept: string) => source.purge(kept));
+  rpc.handle('source.loadable', () => source.loadable?.() ?? true);
 }

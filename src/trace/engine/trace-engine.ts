@@ -85,7 +85,8 @@ export class TraceEngine {
 
   /** Settles once the first load has ended and, when it loaded, the graph holds every change committed before the call. */
   async ready(): Promise<void> {
-    await this.rpc.call('ready').catch(() => undefined);
+    const status = await this.rpc.call<GraphStatus>('ready').catch(() => null);
+    if (status) Object.assign(this.status, status);
   }
 
   /** Marks the graph stale: it reloads in the background, and questions walk in SQL meanwhile. */

@@ -31,6 +31,12 @@ export interface GraphSource {
   changes(since: Horizon): Promise<Changes | 'stale'>;
   /** Drops the change rows older than `kept` (an interval, e.g. '1 hour'); how many. */
   purge(kept: string): Promise<number>;
+  /**
+   * Whether a load now would be current: no transaction older than the change cutoff still runs
+   * (anywhere in the cluster: a snapshot's xmin is the cluster's). A load under an older one would be
+   * found stale at once, its whole read wasted.
+   */
+  loadable?(): Promise<boolean>;
 }
 
 const CHUNK = 50_000;
@@ -51,6 +57,7 @@ const OPEN = `select pg_current_snapshot()::text as horizon, ${STALE} as stale`;
 const CHANGED_ANIMALS = `select distinct t.animal_id::text from ${UNSEEN}`;
 const PATHS = staysSelect('micros', 'where s.animal_id = any($1::uuid[])');
 const PURGE = 'select trace_change_purge($1::interval) as dropped';
+const LOADABLE = 'select pg_snapshot_xmin(pg_current_snapshot()) >= (select c.xid from trace_change_cutoff c) as loadable';
 
 interface Row {
   horizon: string;
@@ -119,6 +126,10 @@ export function pgGraphSource(pool: pg.Pool, interner: () => Interner = () => ne
       const { rows } = await pool.query<{ dropped: number }>({ text: PURGE, values: [kept], types: pg.types });
       return rows[0]!.dropped;
     },
+    async loadable() {
+      const { rows } = await pool.query<{ loadable: boolean }>({ text: LOADABLE, types: pg.types });
+      return rows[0]!.loadable;
+    },
   };
 }
 
@@ -156,6 +167,10 @@ export function pgliteGraphSource(pglite: PGlite, interner: () => Interner = () 
     async purge(kept) {
       const { rows } = await pglite.query<{ dropped: number }>(PURGE, [kept]);
       return rows[0]!.dropped;
+    },
+    async loadable() {
+      const { rows } = await pglite.query<{ loadable: boolean }>(LOADABLE);
+      return rows[0]!.loadable;
     },
   };
 }
