@@ -474,10 +474,11 @@ export class TraceGraph {
     this.dead = dead;
   }
 
-  /** The records reordered so that new stay i is old stay order[i] (the live ones only), at exact size. */
+  /** The records reordered so that new stay i is old stay order[i] (the live ones only), with room for the next overlay. */
   private renumber(order: Int32Array): void {
     const n = order.length;
-    const size = Math.max(1024, n);
+    // Room for the overlay the next build merges (no copy of every record at the first write after a build).
+    const size = Math.max(1024, n + Math.ceil(this.mergeAt(n)) + 1);
     const ints = new Int32Array(INTS * size);
     const floats = new Float64Array(FLOATS * size);
     for (let i = 0; i < n; i++) {
