@@ -14,7 +14,7 @@ import { ticksOf } from './peer-requests.js';
 import { Interner } from '../src/trace/graph/trace-graph.ids.js';
 import { stayOfTuple, staysSelect } from '../src/trace/graph/trace-graph.rows.js';
 import { pgGraphSource } from '../src/trace/graph/trace-graph.source.js';
-import type { GraphStay } from '../src/trace/graph/trace-graph.types.js';
+import { isStayChunk, type GraphStay, type StayRows } from '../src/trace/graph/trace-graph.types.js';
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const url = process.env.DATABASE_URL!;
@@ -47,10 +47,10 @@ async function once(mode: string): Promise<void> {
   const pid = rows[0]!.pid;
   global.gc?.();
   const heap0 = process.memoryUsage().heapUsed;
-  const kept: GraphStay[][] = [];
+  const kept: StayRows[] = [];
   let n = 0;
-  const onChunk = (r: GraphStay[]) => {
-    n += r.length;
+  const onChunk = (r: StayRows) => {
+    n += isStayChunk(r) || Array.isArray(r) ? r.length : 0;
     if (keep) kept.push(r);
   };
   const t0 = await ticksOf([pid]);

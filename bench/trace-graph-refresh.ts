@@ -10,7 +10,7 @@ import { loadavg } from 'node:os';
 import pg from 'pg';
 import { pgGraphSource } from '../src/trace/graph/trace-graph.source.js';
 import { TraceGraphStore, type GraphSink } from '../src/trace/graph/trace-graph.store.js';
-import type { GraphStay } from '../src/trace/graph/trace-graph.types.js';
+import { isStayChunk, type GraphStay, type StayRows } from '../src/trace/graph/trace-graph.types.js';
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const HEAD = Number(process.env.HEAD ?? 5000);
@@ -19,8 +19,8 @@ const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 class CountingGraph implements GraphSink {
   stays = 0;
   replaced = 0;
-  add(rows: Iterable<GraphStay>): void {
-    this.stays += Array.isArray(rows) ? rows.length : [...rows].length;
+  add(rows: StayRows): void {
+    this.stays += isStayChunk(rows) || Array.isArray(rows) ? rows.length : [...rows].length;
   }
   replaceAnimals(ids: readonly string[], rows: readonly GraphStay[]): void {
     this.replaced += rows.length;

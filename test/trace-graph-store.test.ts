@@ -3,7 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { pgGraphSource, pgliteGraphSource, type GraphSource } from '../src/trace/graph/trace-graph.source.js';
 import { TraceGraphStore, type GraphSink } from '../src/trace/graph/trace-graph.store.js';
-import type { GraphStay } from '../src/trace/graph/trace-graph.types.js';
+import { rowsOf, type GraphStay, type StayRows } from '../src/trace/graph/trace-graph.types.js';
 import { useApp } from './helpers/app.js';
 import { holding, moveByGta, type Holding } from './helpers/movements.js';
 import { useCounty } from './helpers/places.js';
@@ -24,8 +24,8 @@ const day = (n: number) => new Date(BASE + n * 86_400_000).toISOString();
 /** A graph as small as the interface allows: each animal's rows. */
 class MapGraph implements GraphSink {
   readonly byAnimal = new Map<string, GraphStay[]>();
-  add(rows: Iterable<GraphStay>): void {
-    for (const r of rows) this.byAnimal.set(r.animal, [...(this.byAnimal.get(r.animal) ?? []), r]);
+  add(rows: StayRows): void {
+    for (const r of rowsOf(rows)) this.byAnimal.set(r.animal, [...(this.byAnimal.get(r.animal) ?? []), r]);
   }
   replaceAnimals(ids: readonly string[], rows: readonly GraphStay[]): void {
     for (const id of ids) this.byAnimal.delete(id);

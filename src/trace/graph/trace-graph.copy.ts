@@ -1,16 +1,14 @@
-import type { GraphStay } from './trace-graph.types.js';
-import type { Interner } from './trace-graph.ids.js';
+import type { StayChunk } from './trace-graph.types.js';
 
 /** Microseconds from 1970-01-01 to 2000-01-01, PostgreSQL's timestamp epoch. */
 const PG_EPOCH_MICROS = 946_684_800_000_000;
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
 /**
- * Reads `COPY (staysSelect('raw')) TO STDOUT (FORMAT binary)` into GraphStay rows: each field is
- * its length and its bytes, so no byte is searched for a delimiter, the times are PostgreSQL's own
- * int8 microseconds and the ids their 16 bytes (no formatting on the server, no parsing here; an
- * id's string is made once, by the Interner, src/trace/graph/trace-graph.ids.ts).
- * Rows that straddle two chunks wait for the next one.
+ * Reads `COPY (staysSelect('raw')) TO STDOUT (FORMAT binary)` into chunks of stays (`StayChunk`):
+ * each field is its length and its bytes, so no byte is searched for a delimiter, the times are
+ * PostgreSQL's own int8 microseconds and the ids their 16 bytes, copied as they are (no string is
+ * ever made of an id: the graph interns the bytes). Rows that straddle two buffers wait for the next.
  */
 export class StayCopyParser {
   private rest: Buffer | undefined;
@@ -19,10 +17,24 @@ export class StayCopyParser {
   private readonly starts = new Int32Array(8);
   private readonly ends = new Int32Array(8);
 
-  constructor(private readonly ids: Interner) {}
+  private out: StayChunk;
 
-  /** The whole rows of `chunk` (with what the previous chunk left). */
-  push(chunk: Buffer, out: GraphStay[]): void {
+  /** `size`: stays a chunk holds; `full` is given each full chunk (`end` gives the last). */
+  constructor(
+    private readonly size: number,
+    private readonly full: (chunk: StayChunk) => void,
+  ) {
+    this.out = newChunk(size);
+  }
+
+  /** The rest, a chunk of fewer stays (none when empty). */
+  end(): void {
+    if (this.out.length) this.full(this.out);
+    this.out = newChunk(this.size);
+  }
+
+  /** The whole rows of `chunk` (with what the previous buffer left). */
+  push(chunk: Buffer): void {
     const buf = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
     let at = 0;
     if (!this.headerRead) {
@@ -33,7 +45,7 @@ export class StayCopyParser {
     }
     for (;;) {
       const start = at;
-      const row = this.row(buf, at, out);
+      const row = this.row(buf, at);
       if (row < 0) {
         this.rest = start < buf.length ? buf.subarray(start) : undefined;
         return;
@@ -43,7 +55,7 @@ export class StayCopyParser {
   }
 
   /** The offset after the row at `at`, or -1 when the buffer ends inside it. */
-  private row(buf: Buffer, at: number, out: GraphStay[]): number {
+  private row(buf: Buffer, at: number): number {
     const end = buf.length;
     if (at + 2 > end) return -1;
     const fields = buf.readInt16BE(at);
@@ -68,17 +80,21 @@ export class StayCopyParser {
       starts[f] = at;
       ends[f] = at += len;
     }
-    const ids = this.ids;
-    out.push({
-      id: int8(buf, starts[0]!),
-      animal: ids.ofBytes(buf, starts[1]!),
-      unit: ids.ofBytes(buf, starts[2]!),
-      establishment: ids.ofBytes(buf, starts[3]!),
-      from: micros(int8(buf, starts[4]!)),
-      to: starts[5] === -1 ? null : micros(int8(buf, starts[5]!)),
-      vehicle: starts[6] === -1 ? null : ids.ofBytes(buf, starts[6]!),
-      egress: starts[7] === -1 ? null : ids.ofBytes(buf, starts[7]!),
-    });
+    const out = this.out;
+    const k = out.length++;
+    out.id[k] = int8(buf, starts[0]!);
+    out.from[k] = micros(int8(buf, starts[4]!));
+    out.to[k] = starts[5] === -1 ? NaN : micros(int8(buf, starts[5]!));
+    // animal, unit, establishment, vehicle, egress: fields 1, 2, 3, 6, 7
+    for (let f = 0; f < 5; f++) {
+      const start = starts[ID_FIELDS[f]!]!;
+      if (start === -1) out.nulls[5 * k + f] = 1;
+      else out.uuids.set(buf.subarray(start, start + 16), 80 * k + 16 * f);
+    }
+    if (out.length === this.size) {
+      this.full(out);
+      this.out = newChunk(this.size);
+    }
     return at;
   }
 }
@@ -93,3 +109,10 @@ function int8(buf: Buffer, at: number): number {
 }
 
 const micros = (sincePgEpoch: number): number => (Number.isFinite(sincePgEpoch) ? sincePgEpoch + PG_EPOCH_MICROS : sincePgEpoch);
+
+/** The COPY's fields holding the chunk's ids, in CHUNK_IDS' order. */
+const ID_FIELDS = [1, 2, 3, 6, 7];
+
+function newChunk(size: number): StayChunk {
+  return { length: 0, id: new Float64Array(size), from: new Float64Array(size), to: new Float64Array(size), uuids: new Uint8Array(80 * size), nulls: new Uint8Array(5 * size) };
+}

@@ -4,7 +4,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { StayCopyParser } from './trace-graph.copy.js';
 import { Interner } from './trace-graph.ids.js';
 import { stayOfTuple, staysSelect } from './trace-graph.rows.js';
-import type { GraphStay } from './trace-graph.types.js';
+import type { GraphStay, StayRows } from './trace-graph.types.js';
 
 /**
  * Where the trace's graph is read from (docs/decisions/trace.md, "The graph kept fresh"). A
@@ -24,7 +24,7 @@ export interface Changes {
 
 export interface GraphSource {
   /** Every stay, in chunks of about `chunk` rows, read under one snapshot; its horizon. */
-  load(onChunk: (rows: GraphStay[]) => void, chunk?: number): Promise<Horizon>;
+  load(onChunk: (rows: StayRows) => void, chunk?: number): Promise<Horizon>;
   /** One statement: a newer horizon when nothing changed since `since`; `changed`; or `stale` when change rows `since` needs were purged. */
   check(since: Horizon): Promise<{ horizon: Horizon } | 'changed' | 'stale'>;
   /** The changes since `since`, read under one snapshot; `stale` as for check. */
@@ -103,18 +103,11 @@ export function pgGraphSource(pool: pg.Pool, interner: () => Interner = () => ne
     load: (onChunk, chunk = CHUNK) =>
       snapshotted(async (client) => {
         const { rows } = await client.query<{ horizon: string }>({ text: 'select pg_current_snapshot()::text as horizon', types: pg.types });
-        const parser = new StayCopyParser(interner());
+        const parser = new StayCopyParser(chunk, onChunk);
         const copy = client.query(copyTo(`copy (${staysSelect('raw')}) to stdout (format binary)`));
-        let batch: GraphStay[] = [];
-        for await (const data of copy as AsyncIterable<Buffer>) {
-          parser.push(data, batch);
-          if (batch.length >= chunk) {
-            onChunk(batch);
-            batch = [];
-          }
-        }
+        for await (const data of copy as AsyncIterable<Buffer>) parser.push(data);
         if (!parser.ended) throw new Error('the stays\' COPY ended early');
-        if (batch.length) onChunk(batch);
+        parser.end();
         return rows[0]!.horizon;
       }),
     async check(since) {

@@ -1,9 +1,9 @@
 import type { GraphSource, Horizon } from './trace-graph.source.js';
-import type { GraphStay } from './trace-graph.types.js';
+import type { GraphStay, StayRows } from './trace-graph.types.js';
 
 /** What the store feeds: the trace's in-memory graph (src/trace/graph/trace-graph.ts's TraceGraph implements it). */
 export interface GraphSink {
-  add(rows: Iterable<GraphStay>): void;
+  add(rows: StayRows): void;
   /** The animals' rows replaced by `rows` (an animal of `ids` absent from `rows` has no stay left). */
   replaceAnimals(ids: readonly string[], rows: readonly GraphStay[]): void;
 }

@@ -1,4 +1,4 @@
-import type { GraphStay } from './trace-graph.types.js';
+import { isStayChunk, type GraphStay, type StayChunk, type StayRows } from './trace-graph.types.js';
 import { UuidTable } from './uuid-table.js';
 
 /**
@@ -74,17 +74,20 @@ export class TraceGraph {
   private readonly vehicleExtra = new Map<number, number[]>();
 
   /** Appends stays (the initial load, in chunks). After a build, their animals' paths are relinked. */
-  add(rows: Iterable<GraphStay>): void {
+  add(rows: StayRows): void {
+    const each = (fn: (s: number) => void) => {
+      if (isStayChunk(rows)) for (let k = 0; k < rows.length; k++) fn(this.appendFrom(rows, k));
+      else for (const row of rows) fn(this.append(row));
+    };
     if (!this.built) {
-      for (const row of rows) this.append(row);
+      each(() => undefined);
       return;
     }
     const added = new Map<number, number[]>();
-    for (const row of rows) {
-      const s = this.append(row);
+    each((s) => {
       this.overlay(s);
       pushTo(added, this.stayAnimal(s), s);
-    }
+    });
     for (const [a, list] of added) this.link(a, [...this.liveStaysOf(a), ...list]);
     if (this.overlaid > this.mergeAt(this.live)) this.built = false;
   }
@@ -417,6 +420,30 @@ export class TraceGraph {
     this.floats[f + F_FROM] = row.from;
     this.floats[f + F_TO] = row.to === null ? NaN : row.to;
     this.floats[f + F_ID] = row.id;
+    this.dead[s] = 0;
+    this.live++;
+    return s;
+  }
+
+  /** Stay `k` of a COPY's chunk appended, its ids interned from their bytes. */
+  private appendFrom(c: StayChunk, k: number): number {
+    if (this.n === this.dead.length) this.grow(Math.max(1024, Math.ceil(this.n * 1.5)));
+    const s = this.n++;
+    const i = INTS * s;
+    const u = c.uuids;
+    const at = 80 * k;
+    const nulls = c.nulls;
+    this.ints[i + I_ANIMAL] = this.animals.internBytes(u, at);
+    this.ints[i + I_UNIT] = this.units.internBytes(u, at + 16);
+    this.ints[i + I_ESTABLISHMENT] = this.establishments.internBytes(u, at + 32);
+    this.ints[i + I_VEHICLE] = nulls[5 * k + 3] ? -1 : this.vehicles.internBytes(u, at + 48);
+    this.ints[i + I_EGRESS] = nulls[5 * k + 4] ? -1 : this.egresses.internBytes(u, at + 64);
+    this.ints[i + I_PREVIOUS] = -1;
+    this.ints[i + I_NEXT] = -1;
+    const f = FLOATS * s;
+    this.floats[f + F_FROM] = c.from[k]!;
+    this.floats[f + F_TO] = c.to[k]!;
+    this.floats[f + F_ID] = c.id[k]!;
     this.dead[s] = 0;
     this.live++;
     return s;

@@ -68,8 +68,28 @@ export class UuidTable {
     return i;
   }
 
+  /** A uuid's 16 bytes at `at` interned (no string made). */
+  internBytes(buf: Uint8Array, at: number): number {
+    this.w0 = ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
+    this.w1 = ((buf[at + 4]! << 24) | (buf[at + 5]! << 16) | (buf[at + 6]! << 8) | buf[at + 7]!) >>> 0;
+    this.w2 = ((buf[at + 8]! << 24) | (buf[at + 9]! << 16) | (buf[at + 10]! << 8) | buf[at + 11]!) >>> 0;
+    this.w3 = ((buf[at + 12]! << 24) | (buf[at + 13]! << 16) | (buf[at + 14]! << 8) | buf[at + 15]!) >>> 0;
+    const found = this.findParsed();
+    if (found !== undefined) return found;
+    const i = this.count++;
+    this.store(i, this.w0, this.w1, this.w2, this.w3);
+    if (2 * this.count > this.slots.length) this.rehash(this.slots.length * 2);
+    else this.place(i);
+    return i;
+  }
+
   find(name: string): number | undefined {
     if (!this.parse(name)) return this.others.get(name);
+    return this.findParsed();
+  }
+
+  /** The index of the uuid last parsed (`w0`..`w3`), if interned. */
+  private findParsed(): number | undefined {
     const mask = this.slots.length - 1;
     for (let h = this.hash(this.w0, this.w1, this.w2, this.w3) & mask; ; h = (h + 1) & mask) {
       const i = this.slots[h]!;
