@@ -6,6 +6,20 @@ import { FEATURE_NAME } from './identity/user-features.rules.js';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+const INTERVAL_UNITS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
+/** A PostgreSQL interval written as whole units ('24 hours', '1 day 12 hours') in ms; undefined for anything else. */
+export function intervalMs(text: string): number | undefined {
+  const parts = text.trim().toLowerCase().split(/\s+/);
+  if (parts.length < 2 || parts.length % 2) return undefined;
+  let ms = 0;
+  for (let i = 0; i < parts.length; i += 2) {
+    const unit = INTERVAL_UNITS[parts[i + 1]!.replace(/s$/, '')];
+    if (!/^\d{1,6}$/.test(parts[i]!) || unit === undefined) return undefined;
+    ms += Number(parts[i]) * unit;
+  }
+  return ms;
+}
+
 /**
  * CORS_ORIGINS: origins a browser frontend may call from, comma-separated, each exactly an origin
  * (`https://app.example.org`, `http://localhost:5173`: scheme, host, optional port; no path, no
@@ -79,6 +93,18 @@ const schema = z.object({
    * before each walk; false: the walk runs in PostgreSQL (`trace_runs`), with no memory held.
    */
   TRACE_GRAPH: bool.default(true),
+  /**
+   * How long the trace graph's change rows are kept (a PostgreSQL interval of whole units: '24 hours',
+   * '90 minutes', '2 days'; at least 1 minute). A graph that falls further behind reads every stay
+   * again: keep it well above a full load's time (docs/operations.md, "The trace graph").
+   */
+  TRACE_CHANGE_RETENTION: z
+    .string()
+    .default('24 hours')
+    .refine((v) => intervalMs(v) !== undefined, "an interval of whole units, e.g. '24 hours', '90 minutes', '2 days'")
+    .refine((v) => (intervalMs(v) ?? 0) >= 60_000, 'at least 1 minute'),
+  /** How often a refresh of the graph also purges the change rows past the retention (ms; 0: never, leave it to `cli trace:changes-purge`). */
+  TRACE_CHANGE_PURGE_EVERY_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   /** Adds X-SQL-Statements to every response: for tests and benchmarks, not for production. */
   EXPOSE_SQL_STATEMENTS: bool.default(false),
   /** Keeps authenticated actors per process, forgotten on every instance when they change (src/identity/actor-cache.ts). */

@@ -97,7 +97,7 @@ export async function createService(config: Config, log: Logger = createLogger(c
     await ensureAdministrator(orm.em.fork(), core, config, log);
   });
   // After the migrations (the change log's triggers): the trace's graph loads in the background.
-  if (config.TRACE_GRAPH) core.trace.useGraph(new MemoryTraceGraph(new TraceGraphStore(await openGraphSource(orm, config), () => new TraceGraph()), log));
+  if (config.TRACE_GRAPH) core.trace.useGraph(new MemoryTraceGraph(new TraceGraphStore(await openGraphSource(orm, config), () => new TraceGraph(), { retention: config.TRACE_CHANGE_RETENTION, purgeEveryMs: config.TRACE_CHANGE_PURGE_EVERY_MS }), log));
   // After the migrations (their triggers say what changed): the actor cache is on while this listens.
   const pglite = await pgliteOf(orm, config);
   const actorListener: ActorListener | null = !config.ACTOR_CACHE
