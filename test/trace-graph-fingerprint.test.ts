@@ -52,7 +52,7 @@ test('PostgreSQL\'s hashint8, hashint8extended and uuid_hash computed in JavaScr
   const uuids = [...Array.from({ length: 40 }, () => randomUUID()), '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff'];
   const server = await em().execute<{ h: string; x: string }[]>('select (hashint8(v)::int8 & 4294967295)::text as h, hashint8extended(v, 0)::text as x from unnest(?::int8[]) with ordinality as u(v, n) order by n', [`{${ints.join(',')}}`]);
   expect(ints.map((v) => String(hashInt8(v)))).toEqual(server.map((r) => r.h));
-  expect(ints.map((v) => { const { hi, lo } = hashUint32Extended(foldInt8(v)); return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo)).toString(); })).toEqual(server.map((r) => r.x));
+  expect(ints.map((v) => { const [hi, lo] = hashUint32Extended(foldInt8(v)); return BigInt.asIntN(64, (BigInt(hi!) << 32n) | BigInt(lo!)).toString(); })).toEqual(server.map((r) => r.x));
   const uuidServer = await em().execute<{ h: string }[]>('select (uuid_hash(v)::int8 & 4294967295)::text as h from unnest(?::uuid[]) with ordinality as u(v, n) order by n', [`{${uuids.join(',')}}`]);
   expect(uuids.map((u) => String(hashUuidBytes(Buffer.from(u.replaceAll('-', ''), 'hex'), 0)))).toEqual(uuidServer.map((r) => r.h));
 });
@@ -144,13 +144,20 @@ test('a partition detached or attached by hand, then trace_graph_stale(): the gr
   await em().execute(`drop table ${SCRATCH}`);
 });
 
-test('the blocks animal_stay_partitions makes carry the TRUNCATE trigger; so do the egresses and embarks', async () => {
+test('the blocks animal_stay_partitions makes carry the TRUNCATE trigger; so do the egresses and embarks; TRUNCATE of the whole table writes the mark', async () => {
   await em().transactional(async (tx) => {
     await tx.execute('select animal_stay_partitions(12)');
     const unguarded = await tx.execute(`select t.relid::text from pg_partition_tree('animal_stay'::regclass) t where not exists (select 1 from pg_trigger g where g.tgrelid = t.relid and g.tgname = 'trace_change_stay_truncate')`);
     expect(unguarded).toEqual([]);
     const others = await tx.execute<{ t: string }[]>(`select tgrelid::regclass::text as t from pg_trigger where tgname in ('trace_change_egress_truncate', 'trace_change_embark_truncate') order by 1`);
     expect(others.map((r) => r.t)).toEqual(['animals_egress', 'travel_embark']);
+    // The whole table, then the embarks (the stays' vehicles): each writes the mark (all rolled back).
+    const marks = async () => (await tx.execute<{ n: number }[]>(`select count(*)::int as n from trace_change where animal_id = '00000000-0000-0000-0000-000000000000' and xid = pg_current_xact_id()`))[0]!.n;
+    await tx.execute('truncate animal_stay');
+    const afterStays = await marks();
+    expect(afterStays).toBeGreaterThan(0);
+    await tx.execute('truncate travel_embark');
+    expect(await marks()).toBeGreaterThan(afterStays);
     throw new Error('rolled back');
   }).catch((e: Error) => expect(e.message).toBe('rolled back'));
 });

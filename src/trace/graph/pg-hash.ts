@@ -10,7 +10,7 @@ const rot = (x: number, k: number): number => (x << k) | (x >>> (32 - k));
 
 const SEED = (0x9e3779b9 + 3923095) >>> 0;
 
-/** lookup3's final(a, b, c): returns [b, c] (the only words read after it). */
+/** lookup3's final(a, b, c): b and c (the only words read after it) into `out`. */
 function final(a: number, b: number, c: number, out: Uint32Array): void {
   c ^= b;
   c -= rot(b, 14);
@@ -39,11 +39,11 @@ export function hashUint32(k: number): number {
   return bc[1]!;
 }
 
-/** `hash_bytes_uint32_extended(k, 0)`'s high and low words (the seed 0 skips lookup3's mix). */
-export function hashUint32Extended(k: number): { hi: number; lo: number } {
+/** `hash_bytes_uint32_extended(k, 0)`'s high and low words into `out` (the seed 0 skips lookup3's mix; no object per call). */
+export function hashUint32Extended(k: number, out: Uint32Array = new Uint32Array(2)): Uint32Array {
   const init = (SEED + 4) >>> 0;
-  final((init + k) | 0, init, init, bc);
-  return { hi: bc[0]!, lo: bc[1]! };
+  final((init + k) | 0, init, init, out);
+  return out;
 }
 
 /** int8's fold to 32 bits before hashing (`hashint8`: equal ints of other widths hash alike). */

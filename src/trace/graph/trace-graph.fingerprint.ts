@@ -104,6 +104,7 @@ export class FingerprintSums {
   private readonly counts: number[];
   private readonly his: number[];
   private readonly los: number[];
+  private readonly hash = new Uint32Array(2);
 
   constructor(private readonly parts: readonly Pick<FingerprintPart, 'name' | 'from'>[]) {
     this.bounds = parts.filter((p) => p.name !== null).map((p) => p.from);
@@ -119,11 +120,11 @@ export class FingerprintSums {
       (Math.imul(C[0], hashInt8(s.id)) + Math.imul(C[1], hashInt8(s.from)) + Math.imul(C[2], to) + Math.imul(C[3], s.animal) +
         Math.imul(C[4], s.unit) + Math.imul(C[5], s.establishment) + Math.imul(C[6], s.vehicle) + Math.imul(C[7], s.egress)) >>>
       0;
-    const h = hashUint32Extended(combined);
+    const h = hashUint32Extended(combined, this.hash);
     const b = this.bucket(Number.isNaN(s.to) ? Infinity : s.to);
     this.counts[b]!++;
-    this.his[b] = (this.his[b]! + h.hi) >>> 0;
-    this.los[b] = (this.los[b]! + h.lo) >>> 0;
+    this.his[b] = (this.his[b]! + h[0]!) >>> 0;
+    this.los[b] = (this.los[b]! + h[1]!) >>> 0;
   }
 
   /** The parts as the statement lists them: bucket 0 (name null), then each partition. */
