@@ -257,9 +257,9 @@ async function generate(em: Execute, spec: TraceDataSpec): Promise<{ regions: nu
   await em.execute('set local maintenance_work_mem = \'256MB\'');
   // A partitioned table's index reads back as `ON ONLY` (the parent alone, left invalid): built again on every partition.
   for (const index of indexes) await em.execute(index.def.replace(' ON ONLY ', ' ON '));
-  // No trigger logged these stays in trace_change: past the cutoff, a trace graph loaded before this
-  // transaction reads every stay again (Migration0071TraceChanges; docs/decisions/trace.md).
-  await em.execute(`update trace_change_cutoff set xid = greatest(xid::text::numeric, pg_current_xact_id()::text::numeric + 1)::text::xid8`);
+  // No trigger logged these stays in trace_change: the stale mark makes a trace graph that did not see
+  // this transaction read every stay again (Migration0075TraceGraphStale; docs/operations.md).
+  await em.execute('select trace_graph_stale()');
   return { regions };
 }
 

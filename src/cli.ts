@@ -20,6 +20,7 @@ const usage = `usage:
   cli stays:partitions [years ahead]            create the stays' blocks of five years (this year + 1)
   cli stays:detach <partition>                  detach the stays' oldest closed block (cold storage)
   cli trace:changes-purge [minutes kept]        drop the trace graph's change rows older than that (60)
+  cli trace:stale                               mark every instance's trace graph stale (after a bulk load with the triggers off, a hand ATTACH/DETACH)
   cli schema:emit [file]                        write the GraphQL SDL (default graphql/schema.graphql)
   cli migrate                                   apply pending migrations
   cli counties:import <municipios.csv> <estados.csv> | <municipios.json>
@@ -86,6 +87,11 @@ async function main(): Promise<number> {
         if (!Number.isInteger(minutes) || minutes < 1) break;
         const [r] = await em.execute<{ dropped: number }[]>('select trace_change_purge(make_interval(mins => ?)) as dropped', [minutes]);
         console.log(`${r!.dropped} change rows older than ${minutes} minutes dropped`);
+        return 0;
+      }
+      case 'trace:stale': {
+        await em.execute('select trace_graph_stale()');
+        console.log('the trace graphs read every stay again at their next refresh');
         return 0;
       }
       case 'counties:import': {

@@ -6,6 +6,20 @@ import { FEATURE_NAME } from './identity/user-features.rules.js';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+const INTERVAL_UNITS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
+/** A PostgreSQL interval written as whole units ('24 hours', '1 day 12 hours') in ms; undefined for anything else. */
+export function intervalMs(text: string): number | undefined {
+  const parts = text.trim().toLowerCase().split(/\s+/);
+  if (parts.length < 2 || parts.length % 2) return undefined;
+  let ms = 0;
+  for (let i = 0; i < parts.length; i += 2) {
+    const unit = INTERVAL_UNITS[parts[i + 1]!.replace(/s$/, '')];
+    if (!/^\d{1,6}$/.test(parts[i]!) || unit === undefined) return undefined;
+    ms += Number(parts[i]) * unit;
+  }
+  return ms;
+}
+
 /**
  * CORS_ORIGINS: origins a browser frontend may call from, comma-separated, each exactly an origin
  * (`https://app.example.org`, `http://localhost:5173`: scheme, host, optional port; no path, no
@@ -74,17 +88,28 @@ const schema = z.object({
   PUBLIC_URL: z.string().url().default('http://localhost:4000'),
   TRUST_PROXY: bool.default(false),
   /**
-   * The trace walks a graph of every stay kept in this process (docs/decisions/trace.md, "The walk
-   * in memory"; about 50 bytes a stay: 250 MB at a million animals), loaded at start and refreshed
-   * before each walk; false: the walk runs in PostgreSQL (`trace_runs`), with no memory held.
+   * The trace walks a graph of every stay held by its engine, a thread of this process
+   * (docs/decisions/trace.md, "The trace as an engine"; about 70 bytes a stay with its ids: 350 MB at a
+   * million animals), loaded in the background and refreshed before each walk, the walk in SQL until
+   * it is current; false: the walk runs in PostgreSQL (`trace_runs`), with no memory held.
    */
   TRACE_GRAPH: bool.default(true),
+  /** How often the trace engine compares its graph with the database (a fingerprint of the stays; ms; 0: never): a mismatch reloads it. */
+  TRACE_GRAPH_CHECK_EVERY_MS: z.coerce.number().int().min(0).default(3_600_000),
   /** The trace engine's thread's nice value (0-19; Linux keeps one per thread): it yields the cores to the requests' thread. */
   TRACE_ENGINE_NICE: z.coerce.number().int().min(0).max(19).default(10),
-  /** How long the graph's change rows are kept (a PostgreSQL interval): well above a full load's time, or every refresh would find them gone and reload. */
-  TRACE_CHANGE_RETENTION: z.string().trim().regex(/^\d+ (seconds?|minutes?|hours?|days?)$/, 'an interval such as "24 hours"').default('24 hours'),
-  /** How often the engine purges change rows older than TRACE_CHANGE_RETENTION (ms; 0: never, leave it to `cli trace:changes-purge`). */
-  TRACE_CHANGE_PURGE_EVERY_MS: z.coerce.number().int().min(0).default(300_000),
+  /**
+   * How long the trace graph's change rows are kept (a PostgreSQL interval of whole units: '24 hours',
+   * '90 minutes', '2 days'; at least 1 minute). A graph that falls further behind reads every stay
+   * again: keep it well above a full load's time (docs/operations.md, "The trace graph").
+   */
+  TRACE_CHANGE_RETENTION: z
+    .string()
+    .default('24 hours')
+    .refine((v) => intervalMs(v) !== undefined, "an interval of whole units, e.g. '24 hours', '90 minutes', '2 days'")
+    .refine((v) => (intervalMs(v) ?? 0) >= 60_000, 'at least 1 minute'),
+  /** How often a refresh of the graph also purges the change rows past the retention (ms; 0: never, leave it to `cli trace:changes-purge`). */
+  TRACE_CHANGE_PURGE_EVERY_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   /** Adds X-SQL-Statements to every response: for tests and benchmarks, not for production. */
   EXPOSE_SQL_STATEMENTS: bool.default(false),
   /** Keeps authenticated actors per process, forgotten on every instance when they change (src/identity/actor-cache.ts). */

@@ -47,6 +47,15 @@ describe('loadConfig', () => {
     expect(configError({ DATABASE_URL: db, DATABASE_REPLICA_MAX_LAG_MS: '-1' }).message).toMatch(/DATABASE_REPLICA_MAX_LAG_MS/);
   });
 
+  test('TRACE_CHANGE_RETENTION: an interval of whole units, 24 hours by default, at least a minute; TRACE_CHANGE_PURGE_EVERY_MS: 5 minutes, 0 never', () => {
+    expect(loadConfig({})).toMatchObject({ TRACE_CHANGE_RETENTION: '24 hours', TRACE_CHANGE_PURGE_EVERY_MS: 300_000 });
+    expect(loadConfig({ TRACE_CHANGE_RETENTION: '2 days 6 hours', TRACE_CHANGE_PURGE_EVERY_MS: '0' })).toMatchObject({ TRACE_CHANGE_RETENTION: '2 days 6 hours', TRACE_CHANGE_PURGE_EVERY_MS: 0 });
+    expect(configError({ TRACE_CHANGE_RETENTION: '24' }).message).toMatch(/TRACE_CHANGE_RETENTION: an interval of whole units/);
+    expect(configError({ TRACE_CHANGE_RETENTION: "1 hour'; drop table animal; --" }).message).toMatch(/TRACE_CHANGE_RETENTION/);
+    expect(configError({ TRACE_CHANGE_RETENTION: '30 seconds' }).message).toMatch(/TRACE_CHANGE_RETENTION: at least 1 minute/);
+    expect(configError({ TRACE_CHANGE_PURGE_EVERY_MS: '-1' }).message).toMatch(/TRACE_CHANGE_PURGE_EVERY_MS/);
+  });
+
   test('production without JWT_SECRET names JWT_SECRET', () => {
     const err = configError({ NODE_ENV: 'production' });
     expect(err.message).toMatch(/\bJWT_SECRET\b/);

@@ -81,6 +81,26 @@ describe('the trace engine', () => {
     expect(trace.walksInMemory).toBe(walks + 4);
   });
 
+  whenGraph('a write that reached no trigger is found by the comparison with the database: the graph reloads, and holds it', async () => {
+    const { units } = await travelNetwork(app, places, vehicleId, 31);
+    const trace = app.service.core.trace;
+    await trace.ready();
+    expect(await trace.verifyGraph()).toBe('equal');
+    const [{ animal_id: animal } = { animal_id: '' }] = await app.service.orm.em.fork().execute<{ animal_id: string }[]>('select animal_id from animal_stay where control_unit_id = ? limit 1', [units[0]]);
+    // A bulk writer's way: no trigger runs, no change row is written.
+    await app.service.orm.em.fork().transactional(async (em) => {
+      await em.execute(`set local session_replication_role = replica`);
+      await em.execute(`update animal_stay set ts_from = ts_from - interval '1 second' where animal_id = ?`, [animal]);
+    });
+    const { mismatches } = engine();
+    expect(await trace.verifyGraph()).toBe('mismatch');
+    expect(engine().mismatches).toBe(mismatches + 1);
+    await untilCurrent();
+    expect(await trace.verifyGraph()).toBe('equal');
+    const health = await app.call<{ details: { trace_engine: { int_mismatches: number } } }>('GET', '/health');
+    expect(health.body.details.trace_engine.int_mismatches).toBe(mismatches + 1);
+  });
+
   whenGraph('its thread runs at the configured lower priority (Linux keeps a nice value per thread)', () => {
     const tasks = (() => {
       try {

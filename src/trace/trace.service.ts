@@ -79,6 +79,11 @@ export class TraceService {
     return this.engine?.status ?? null;
   }
 
+  /** Compares the engine's graph with the database now (the periodic check's verdict; null without a current graph). */
+  async verifyGraph(): Promise<'equal' | 'mismatch' | 'stale' | null> {
+    return (await this.engine?.verify()) ?? null;
+  }
+
   /** Stops the engine (the service's close). */
   async close(): Promise<void> {
     await this.engine?.close();

@@ -16,6 +16,8 @@ export function engineHealth(status: EngineStatus | null): Record<string, unknow
     int_loads: status.loads,
     int_load_failures: status.loadFailures,
     int_stale_reloads: status.staleReloads,
+    int_checks: status.checks,
+    int_mismatches: status.mismatches,
     int_walks: status.walks,
     int_sql_fallbacks: status.fallbacks,
     int_restarts: status.restarts,
@@ -49,6 +51,8 @@ export function engineMetrics(registry: Registry, status: () => EngineStatus | n
   counter('trace_graph_loads_total', 'Full loads of the trace graph that succeeded', (s) => s.loads);
   counter('trace_graph_load_failures_total', 'Full loads of the trace graph that failed (each retried with backoff)', (s) => s.loadFailures);
   counter('trace_graph_stale_reloads_total', "Reloads because the graph's change rows were gone", (s) => s.staleReloads);
+  counter('trace_graph_checks_total', 'Comparisons of the trace graph with the database (its fingerprint)', (s) => s.checks);
+  counter('trace_graph_mismatches_total', 'Comparisons that found the trace graph differing from the database (each a reload)', (s) => s.mismatches);
   counter('trace_walks_in_memory_total', 'Walks answered from the trace graph (a BOTH question is two)', (s) => s.walks);
   counter('trace_sql_fallbacks_total', 'Traces walked in SQL because the graph was not current or the engine failed', (s) => s.fallbacks);
   counter('trace_engine_restarts_total', "Times the trace engine's thread stopped and was started again", (s) => s.restarts);

@@ -81,6 +81,8 @@ rpc.handle('ready', async () => {
   return { ...engine.status };
 });
 
+rpc.handle('verify', () => engine.verify());
+
 rpc.handle('invalidate', (reason: string) => {
   engine.invalidate(reason);
   return null;
@@ -93,3 +95,4 @@ rpc.handle('close', async () => {
 });
 
 engine.start();
+engine.checkPeriodically();

@@ -20,6 +20,9 @@ export interface GraphStatus {
   /** Refreshes that found the change rows gone (each a reload). */
   staleReloads: number;
   refreshes: number;
+  /** Comparisons of the graph with the database (its fingerprint), and those that differed (each a reload). */
+  checks: number;
+  mismatches: number;
   lastError: string | null;
 }
 
@@ -30,6 +33,8 @@ export interface GraphEngineOptions {
   retryFirstMs?: number;
   retryMaxMs?: number;
   chunk?: number;
+  /** How often the graph is compared with the database (ms; 0: never). */
+  checkEveryMs?: number;
 }
 
 /**
@@ -45,7 +50,8 @@ export class GraphEngine {
   private wake: (() => void) | undefined;
   private firstLoadEnded: Promise<void>;
   private firstEnded!: () => void;
-  readonly status: GraphStatus = { state: 'loading', stays: 0, bytes: 0, loadedAt: null, lastLoadSeconds: null, loads: 0, loadFailures: 0, staleReloads: 0, refreshes: 0, lastError: null };
+  readonly status: GraphStatus = { state: 'loading', stays: 0, bytes: 0, loadedAt: null, lastLoadSeconds: null, loads: 0, loadFailures: 0, staleReloads: 0, refreshes: 0, checks: 0, mismatches: 0, lastError: null };
+  private checkTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly source: GraphSource,
@@ -96,8 +102,45 @@ export class GraphEngine {
     this.start();
   }
 
+  /**
+   * Compares the graph with the database (docs/decisions/trace.md, "Never wrong"): unless equal, it
+   * is stale and reloads in the background. Null when it is not current (nothing to compare).
+   */
+  async verify(): Promise<'equal' | 'mismatch' | 'stale' | null> {
+    if (this.status.state !== 'current') return null;
+    const before = this.store.stats.mismatches;
+    try {
+      const verdict = await this.store.verify();
+      this.status.checks++;
+      this.changed(this.status);
+      return verdict;
+    } catch (err) {
+      this.status.checks++;
+      const mismatch = this.store.stats.mismatches > before;
+      if (mismatch) this.status.mismatches++;
+      else if (err instanceof StaleGraph) this.status.staleReloads++;
+      this.status.state = err instanceof StaleGraph ? 'stale' : 'failed';
+      this.status.lastError = mismatch ? 'the graph differed from the database' : (err as Error).message;
+      this.changed(this.status);
+      this.start();
+      return mismatch ? 'mismatch' : 'stale';
+    }
+  }
+
+  /** Starts the periodic comparison (`checkEveryMs`). */
+  checkPeriodically(): void {
+    const every = this.options.checkEveryMs ?? 0;
+    if (every <= 0 || this.checkTimer) return;
+    const tick = () => {
+      this.checkTimer = setTimeout(() => void this.verify().finally(() => !this.closed && tick()), every);
+      this.checkTimer.unref?.();
+    };
+    tick();
+  }
+
   close(): void {
     this.closed = true;
+    clearTimeout(this.checkTimer);
     this.wake?.();
   }
 

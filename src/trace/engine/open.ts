@@ -9,7 +9,7 @@ import { TraceEngine } from './trace-engine.js';
  * of its own; on PGlite (one session, in this thread) through the service's thread, a chunk at a time.
  */
 export async function openTraceEngine(orm: Orm, config: Config, log: Logger): Promise<TraceEngine> {
-  const graph = { retention: config.TRACE_CHANGE_RETENTION, purgeEveryMs: config.TRACE_CHANGE_PURGE_EVERY_MS };
+  const graph = { retention: config.TRACE_CHANGE_RETENTION, purgeEveryMs: config.TRACE_CHANGE_PURGE_EVERY_MS, checkEveryMs: config.TRACE_GRAPH_CHECK_EVERY_MS };
   const pool = await sharedPool(orm, config);
   if (pool) {
     const url = config.DATABASE_URL!;

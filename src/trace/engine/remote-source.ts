@@ -27,6 +27,7 @@ export function remoteGraphSource(rpc: Rpc): GraphSource {
     changes: (since) => rpc.call('source.changes', since),
     purge: (kept) => rpc.call('source.purge', kept),
     loadable: () => rpc.call('source.loadable'),
+    fingerprint: (since) => rpc.call('source.fingerprint', since ?? null),
   };
 }
 
@@ -37,4 +38,5 @@ export function serveGraphSource(rpc: Rpc, source: GraphSource): void {
   rpc.handle('source.changes', (since: string) => source.changes(since));
   rpc.handle('source.purge', (kept: string) => source.purge(kept));
   rpc.handle('source.loadable', () => source.loadable?.() ?? true);
+  rpc.handle('source.fingerprint', (since: string | null) => source.fingerprint(since ?? undefined));
 }

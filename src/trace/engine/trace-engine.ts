@@ -42,7 +42,7 @@ export class TraceEngine {
   private closing = false;
   private restartTimer: NodeJS.Timeout | undefined;
   readonly status: EngineStatus = {
-    state: 'loading', stays: 0, bytes: 0, loadedAt: null, lastLoadSeconds: null, loads: 0, loadFailures: 0, staleReloads: 0, refreshes: 0, lastError: null,
+    state: 'loading', stays: 0, bytes: 0, loadedAt: null, lastLoadSeconds: null, loads: 0, loadFailures: 0, staleReloads: 0, refreshes: 0, checks: 0, mismatches: 0, lastError: null,
     thread: 'running', walks: 0, fallbacks: 0, restarts: 0,
   };
 
@@ -87,6 +87,12 @@ export class TraceEngine {
   async ready(): Promise<void> {
     const status = await this.rpc.call<GraphStatus>('ready').catch(() => null);
     if (status) Object.assign(this.status, status);
+  }
+
+  /** Compares the graph with the database now (as the periodic check does): the verdict, null when the graph is not current. */
+  async verify(): Promise<'equal' | 'mismatch' | 'stale' | null> {
+    const verdict = await this.rpc.call<'equal' | 'mismatch' | 'stale' | null>('verify');
+    return verdict;
   }
 
   /** Marks the graph stale: it reloads in the background, and questions walk in SQL meanwhile. */

@@ -2,6 +2,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { StayCopyParser } from './trace-graph.copy.js';
+import { FINGERPRINT_SQL, fingerprintOfRows, type StaysFingerprint } from './trace-graph.fingerprint.js';
 import { Interner } from './trace-graph.ids.js';
 import { stayOfTuple, staysSelect } from './trace-graph.rows.js';
 import type { GraphStay, StayRows } from './trace-graph.types.js';
@@ -27,7 +28,7 @@ export interface GraphSource {
   load(onChunk: (rows: StayRows) => void, chunk?: number): Promise<Horizon>;
   /** One statement: a newer horizon when nothing changed since `since`; `changed`; or `stale` when change rows `since` needs were purged. */
   check(since: Horizon): Promise<{ horizon: Horizon } | 'changed' | 'stale'>;
-  /** The changes since `since`, read under one snapshot; `stale` as for check. */
+  /** The changes since `since`, read under one snapshot; `stale` as for check, or when a stale mark (trace_graph_stale()) is among them. */
   changes(since: Horizon): Promise<Changes | 'stale'>;
   /** Drops the change rows older than `kept` (an interval, e.g. '1 hour'); how many. */
   purge(kept: string): Promise<number>;
@@ -37,9 +38,16 @@ export interface GraphSource {
    * found stale at once, its whole read wasted.
    */
   loadable?(): Promise<boolean>;
+  /**
+   * The stays' fingerprint (trace-graph.fingerprint.ts) and its horizon, one statement; with
+   * `since`, also the changes since it, under the same snapshot (checkGraph, trace-graph.check.ts).
+   */
+  fingerprint(since?: Horizon): Promise<StaysFingerprint>;
 }
 
 const CHUNK = 50_000;
+/** The change row of a write that names no animal (a TRUNCATE, a detach, `trace_graph_stale()`: Migration0075TraceGraphStale): read everything again. */
+const STALE_MARK = '00000000-0000-0000-0000-000000000000';
 
 /** Whether the change rows `since` needs may have been purged: its xmin below the cutoff. */
 const STALE = `pg_snapshot_xmin($1::pg_snapshot) < (select c.xid from trace_change_cutoff c)`;
@@ -69,9 +77,17 @@ interface Row {
 async function readChanges(q: (sql: string, params: unknown[]) => Promise<unknown[][]>, since: Horizon, ids: Interner): Promise<Changes | 'stale'> {
   const [opened] = await q(OPEN, [since]);
   if (opened![1]) return 'stale';
-  const animals = (await q(CHANGED_ANIMALS, [since])).map((r) => ids.of(r[0] as string));
+  const named = (await q(CHANGED_ANIMALS, [since])).map((r) => r[0] as string);
+  if (named.includes(STALE_MARK)) return 'stale';
+  const animals = named.map((id) => ids.of(id));
   const rows = animals.length ? (await q(PATHS, [animals])).map((r) => stayOfTuple(r, ids)) : [];
   return { horizon: opened![0] as string, animals, rows };
+}
+
+/** The fingerprint, then the changes since `since`, in the open repeatable-read transaction (one snapshot). */
+async function readFingerprint(q: (sql: string, params: unknown[]) => Promise<unknown[][]>, since: Horizon | undefined, ids: () => Interner): Promise<StaysFingerprint> {
+  const read = fingerprintOfRows(await q(FINGERPRINT_SQL, []));
+  return since === undefined ? read : { ...read, changes: await readChanges(q, since, ids()) };
 }
 
 function verdict(r: Row): { horizon: Horizon } | 'changed' | 'stale' {
@@ -123,6 +139,7 @@ export function pgGraphSource(pool: pg.Pool, interner: () => Interner = () => ne
       const { rows } = await pool.query<{ loadable: boolean }>({ text: LOADABLE, types: pg.types });
       return rows[0]!.loadable;
     },
+    fingerprint: (since) => snapshotted((client) => readFingerprint(arrays(client), since, interner)),
   };
 }
 
@@ -165,5 +182,6 @@ export function pgliteGraphSource(pglite: PGlite, interner: () => Interner = () 
       const { rows } = await pglite.query<{ loadable: boolean }>(LOADABLE);
       return rows[0]!.loadable;
     },
+    fingerprint: (since) => snapshotted((tx) => readFingerprint(arrays(tx), since, interner)),
   };
 }

@@ -1,3 +1,4 @@
+import { checkGraph, type FingerprintedGraph, type GraphVerdict } from './trace-graph.check.js';
 import type { GraphSource, Horizon } from './trace-graph.source.js';
 import type { GraphStay, StayRows } from './trace-graph.types.js';
 
@@ -46,7 +47,9 @@ export class TraceGraphStore<G extends GraphSink> {
   private queued: Promise<void> | undefined;
   private lastPurge = Date.now();
   /** Counts for operators and tests. */
-  readonly stats = { loads: 0, refreshes: 0, unchanged: 0, animalsReread: 0, purged: 0, purgeFailures: 0 };
+  readonly stats = { loads: 0, refreshes: 0, unchanged: 0, animalsReread: 0, purged: 0, purgeFailures: 0, checks: 0, mismatches: 0 };
+  private checkWanted = false;
+  private lastVerdict: GraphVerdict = 'equal';
 
   constructor(
     private readonly source: GraphSource,
@@ -73,6 +76,18 @@ export class TraceGraphStore<G extends GraphSink> {
     await this.load();
     await this.nextRefresh();
     return this.graph!;
+  }
+
+  /**
+   * Compares the graph with the database (checkGraph: the fingerprint and the changes read under one
+   * snapshot), in turn with the refreshes (it is one: callers of `current()` meanwhile wait for it);
+   * unless equal, the graph is read again whole. The verdict of the check this call shared.
+   */
+  async verify(this: TraceGraphStore<G & FingerprintedGraph>): Promise<GraphVerdict> {
+    await this.load();
+    this.checkWanted = true;
+    await this.nextRefresh();
+    return this.lastVerdict;
   }
 
   /** The horizon the graph was last read under (a pg_snapshot's text). */
@@ -108,6 +123,7 @@ export class TraceGraphStore<G extends GraphSink> {
   }
 
   private async refresh(): Promise<void> {
+    if (this.checkWanted) return this.check();
     const since = this.horizon!;
     const checked = await this.source.check(since);
     if (checked === 'stale') return this.staleFound();
@@ -122,6 +138,19 @@ export class TraceGraphStore<G extends GraphSink> {
       this.stats.refreshes++;
       this.stats.animalsReread += changes.animals.length;
     }
+    await this.purgeWhenDue();
+  }
+
+  private async check(): Promise<void> {
+    this.checkWanted = false;
+    const checked = await checkGraph(this.source, this.graph as unknown as FingerprintedGraph, this.horizon!);
+    this.stats.checks++;
+    this.lastVerdict = checked.verdict;
+    if (checked.verdict !== 'equal') {
+      if (checked.verdict === 'mismatch') this.stats.mismatches++;
+      return this.staleFound();
+    }
+    this.horizon = checked.horizon;
     await this.purgeWhenDue();
   }
 

@@ -1,3 +1,4 @@
+import { FingerprintSums, uuidHashes, type FingerprintPart, type StayHashes } from './trace-graph.fingerprint.js';
 import { isStayChunk, type GraphStay, type StayChunk, type StayRows } from './trace-graph.types.js';
 import { UuidTable } from './uuid-table.js';
 
@@ -120,6 +121,34 @@ export class TraceGraph {
   /** One more than the highest stay index (live or dead). */
   get stayCapacity(): number {
     return this.n;
+  }
+
+  /**
+   * The live stays' fingerprint in the database's partitions (`parts`: their names and lower
+   * bounds, as the database's fingerprint lists them; trace-graph.fingerprint.ts): equal to it when
+   * the graph holds exactly the stays the database held under that fingerprint's snapshot.
+   */
+  fingerprint(parts: readonly Pick<FingerprintPart, 'name' | 'from'>[]): FingerprintPart[] {
+    const sums = new FingerprintSums(parts);
+    const [animal, unit, establishment, vehicle, egress] = [this.animals, this.units, this.establishments, this.vehicles, this.egresses].map(uuidHashes) as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+    const stay: StayHashes = { id: 0, from: 0, to: 0, animal: 0, unit: 0, establishment: 0, vehicle: 0, egress: 0 };
+    const I = this.ints;
+    const F = this.floats;
+    for (let s = 0; s < this.n; s++) {
+      if (this.dead[s]) continue;
+      const v = I[INTS * s + I_VEHICLE]!;
+      const e = I[INTS * s + I_EGRESS]!;
+      stay.id = F[FLOATS * s + F_ID]!;
+      stay.from = F[FLOATS * s + F_FROM]!;
+      stay.to = F[FLOATS * s + F_TO]!;
+      stay.animal = animal[I[INTS * s + I_ANIMAL]!]!;
+      stay.unit = unit[I[INTS * s + I_UNIT]!]!;
+      stay.establishment = establishment[I[INTS * s + I_ESTABLISHMENT]!]!;
+      stay.vehicle = v < 0 ? 0 : vehicle[v]!;
+      stay.egress = e < 0 ? 0 : egress[e]!;
+      sums.add(stay);
+    }
+    return sums.result();
   }
 
   /** Uuid order of two animals (PostgreSQL's: `order by src`). */
