@@ -231,6 +231,8 @@ describe('the input boundary', () => {
       [[-47.9297, -15.7797], '6 decimals'],
       [[2.352222, 48.856613], 'inside Brazil'],
       [[-15.779722, -47.929722], 'check the order'],
+      [[-57.575926, -25.263739], 'more than 10 km'], // Asunción, Paraguay
+      [[-31.512347, -12.874561], 'more than 10 km'], // the Atlantic
     ] as const) {
       const res = await app.call('PATCH', `/api/establishments/${h.unit.establishmentId}`, { token: h.owner.access, body: { geo_location: { type: 'Point', coordinates } } });
       expect(res.status).toBe(422);
@@ -238,6 +240,8 @@ describe('the input boundary', () => {
     }
     const [stored] = await rows<{ num_longitude: number | null }>(app, 'select num_longitude from establishment where id = ?', [h.unit.establishmentId]);
     expect(stored!.num_longitude).toBeNull();
+    // An oceanic island is Brazil.
+    await placeAt(h, -32.423151, -3.854329);
   });
 
   test('a lot is exactly one kind, lists hold 1 to 5,000, a window goes with a unit and lasts at most 31 days', async () => {
