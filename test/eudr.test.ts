@@ -244,6 +244,22 @@ describe('the input boundary', () => {
     await placeAt(h, -32.423151, -3.854329);
   });
 
+  test('a geo_location that is no GeoJSON Point of numbers is a 422 naming geo_location, the field the client sent', async () => {
+    const h = await holding(app, county, 'FARM');
+    for (const geo_location of [
+      { type: 'Point', coordinates: ['-47.929722', '-15.779722'] },
+      { type: 'Polygon', coordinates: [[[-47.9, -15.7], [-47.8, -15.7], [-47.8, -15.8], [-47.9, -15.7]]] },
+      { type: 'Point', coordinates: [-47.929722] },
+      { type: 'Point' },
+      'somewhere',
+    ]) {
+      for (const [method, path] of [['PATCH', `/api/establishments/${h.unit.establishmentId}`], ['PATCH', `/api/v1/establishments/${h.unit.establishmentId}`]] as const) {
+        const res = await app.call(method, path, { token: h.owner.access, body: { geo_location } });
+        expect([JSON.stringify(geo_location), res.status, res.body.error, Object.keys(res.body.detail?.fields ?? {})]).toEqual([JSON.stringify(geo_location), 422, 'VALIDATION_FAILED', ['geo_location']]);
+      }
+    }
+  });
+
   test('a lot is exactly one kind, lists hold 1 to 5,000, a window goes with a unit and lasts at most 31 days', async () => {
     const h = await holding(app, county, 'SLAUGHTERHOUSE');
     const id = h.unit.unitId;
