@@ -134,7 +134,7 @@ describe('a hand-drawn life: breeding farm, auction, rearing farm, feedlot, slau
       str_status: 'NOT_READY',
       int_animals: 2,
       int_establishments: 5,
-      reasons: [{ establishment_id: feedlot.unit.establishmentId, str_establishment_name: expect.any(String), str_reason: 'INVALID_POINT', str_detail: expect.stringContaining('6 decimals'), int_animals: 2 }],
+      reasons: [{ establishment_id: feedlot.unit.establishmentId, str_establishment_name: expect.any(String), str_reason: 'INVALID_POINT', str_detail: expect.stringContaining('6 decimals'), int_animals: 2, animals: null }],
     });
     await app.service.orm.em.fork().execute('update establishment set num_longitude = -53.500001, num_latitude = -14.250001 where id = ?', [feedlot.unit.establishmentId]);
     const ready = await app.call('POST', '/api/eudr/verdict', { token: slaughterhouse.owner.access, body: { gta_id: gtaId } });
@@ -220,7 +220,11 @@ describe('NOT_READY, each reason', () => {
     await app.call('POST', `/api/animals-ingress/${ingress.id}/finish`, { token: slaughterhouse.owner.access });
     const verdict = await app.call('POST', '/api/eudr/verdict', { token: slaughterhouse.owner.access, body: { animals_ingress_id: ingress.id } });
     expect(verdict.body.data).toMatchObject({ str_status: 'NOT_READY', int_animals: 2, int_establishments: 2 });
-    expect(verdict.body.data.reasons).toEqual([{ establishment_id: slaughterhouse.unit.establishmentId, str_establishment_name: expect.any(String), str_reason: 'UNKNOWN_ORIGIN', str_detail: expect.any(String), int_animals: 1 }]);
+    // Named by tag code and id, so the operator knows which ear to look at.
+    const [stranger] = await rows<{ animal_id: string }>(app, 'select animal_id from tag where str_code = ?', [unknown]);
+    expect(verdict.body.data.reasons).toEqual([
+      { establishment_id: slaughterhouse.unit.establishmentId, str_establishment_name: expect.any(String), str_reason: 'UNKNOWN_ORIGIN', str_detail: expect.stringContaining(unknown), int_animals: 1, animals: [{ id: stranger!.animal_id, str_tag_code: unknown }] },
+    ]);
   });
 });
 
