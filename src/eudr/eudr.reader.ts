@@ -8,7 +8,9 @@ export type EudrLot =
   | { kind: 'ingress'; ingressId: string }
   | { kind: 'animals'; animalIds: string[] }
   | { kind: 'tags'; tagCodes: string[] }
-  | { kind: 'slaughter'; controlUnitId: string; from: Date; to: Date };
+  | { kind: 'slaughter'; controlUnitId: string; from: Date; to: Date }
+  /** The animals a recorded statement held when it was made. */
+  | { kind: 'statement'; statementId: string };
 
 /** An animal the operator has to find: its id and the code of the tag in its ear. */
 export interface EudrAnimalRef {
@@ -37,8 +39,8 @@ export interface EudrHoldingRow {
   int_lot_animals: number;
 }
 
-/** The lot's animal ids, one per row (`animal_id`), for each kind of lot. */
-function lotSql(lot: EudrLot): { sql: string; params: unknown[] } {
+/** The lot's animal ids, one per row (`animal_id`; a tag list may name an animal twice), for each kind of lot. */
+export function lotSql(lot: EudrLot): { sql: string; params: unknown[] } {
   switch (lot.kind) {
     case 'gta':
       return { sql: 'select s.animal_id from animal_stay s where s.animals_egress_id = any(array(select eg.id from animals_egress eg where eg.gta_id = ?))', params: [lot.gtaId] };
@@ -56,6 +58,8 @@ function lotSql(lot: EudrLot): { sql: string; params: unknown[] } {
                  and s.ts_to >= ? and s.ts_to < ? and s.animals_egress_id is null and sa.str_status = 'SLAUGHTERED'`,
         params: [lot.controlUnitId, lot.from, lot.to, lot.from, lot.to],
       };
+    case 'statement':
+      return { sql: 'select sa.animal_id from eudr_statement_animal sa where sa.statement_id = ?', params: [lot.statementId] };
   }
 }
 
