@@ -10,18 +10,30 @@ export interface DescribedError {
   unexpected?: unknown;
 }
 
+/**
+ * The body field a path inside a variable names: through list items down to the first plain field
+ * (`animals[3].int_weight_kilos_at_identification`, `geo_location` for `geo_location.coordinates[0]`:
+ * the field the client sent, not a part of its value); a trailing list index is dropped (`lst_tag_codes`).
+ */
+function bodyField(path: string): string {
+  const named: string[] = [];
+  for (const segment of path.split('.')) {
+    named.push(segment);
+    if (!/\[\d+\]$/.test(segment)) return named.join('.');
+  }
+  return named.join('.').replace(/\[\d+\]$/, '');
+}
+
 /** Names the field a GraphQL variable-coercion message is about, so bad input answers 422 naming it. */
 function coercionField(message: string): { field: string; reason: string } | null {
   if (!message.startsWith('Variable "$')) return null;
   const reason = message.includes('; ') ? message.slice(message.indexOf('; ') + 2) : message;
-  const required = /Field "(\w+)" of required type "([^"]+)" was not provided/.exec(message);
-  if (required) return { field: required[1]!, reason: 'is required' };
   const at = /at "([^"]+)"/.exec(message);
-  if (at) {
-    const path = at[1]!.split('.').slice(1).join('.');
-    // Inside a list of items the item is part of the name (animals[3].int_weight_kilos_at_identification), as the core names it.
-    return { field: /\[\d+\]\./.test(path) ? path : at[1]!.split('.').pop()!.replace(/\[\d+\]$/, ''), reason };
-  }
+  // The path without the variable's own name: the body's fields.
+  const inside = at ? at[1]!.split('.').slice(1).join('.') : '';
+  const required = /Field "(\w+)" of required type "([^"]+)" was not provided/.exec(message);
+  if (required) return { field: inside ? bodyField(`${inside}.${required[1]!}`) : required[1]!, reason: 'is required' };
+  if (at) return { field: inside ? bodyField(inside) : at[1]!, reason };
   const variable = /^Variable "\$(\w+)"/.exec(message)!;
   return { field: variable[1]!, reason: message.includes('was not provided') ? 'is required' : reason };
 }

@@ -58,6 +58,8 @@ import { UserVerificationResolver } from './identity/user-verification.resolver.
 import { gateTerms } from './terms-gate.js';
 import { EpcisResolver } from './epcis/epcis.resolver.js';
 import { EudrResolver } from './eudr/eudr.resolver.js';
+import { EudrStatementResolver } from './eudr/eudr-statement.resolver.js';
+import { AnimalEudrFieldsResolver, GtaEudrFieldsResolver } from './eudr/eudr-statement.type.js';
 import { AttachmentResolver } from './attachments/attachment.resolver.js';
 import { AttachmentFieldsResolver } from './attachments/attachment.type.js';
 import { IntegrationQaResolver } from './movements/integration-qa.resolver.js';
@@ -119,7 +121,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       OccurrenceResolver, OccurrenceFieldsResolver,
       TravelResolver, TravelFieldsResolver, TravelEmbarkFieldsResolver, TravelStopFieldsResolver,
       HomeResolver, UserFeaturesResolver, PrivacyTermsResolver, UserVerificationResolver,
-      AttachmentResolver, AttachmentFieldsResolver, IntegrationQaResolver, EpcisResolver, EudrResolver],
+      AttachmentResolver, AttachmentFieldsResolver, IntegrationQaResolver, EpcisResolver, EudrResolver, EudrStatementResolver, AnimalEudrFieldsResolver, GtaEudrFieldsResolver],
     validate: false,
     // Subscriptions bring their own source (graphql/events/live.resolver.ts, `subscribe`); type-graphql still asks for a PubSub.
     pubSub: NO_PUBSUB,

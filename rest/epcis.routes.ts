@@ -1,10 +1,15 @@
+import { GTA_TRANSACTION_TYPE } from '../graphql/epcis/epcis.document.js';
 import { DomainError } from '../src/shared/errors.js';
 import type { Route } from './route.js';
 
-/** EPCIS 2.0 SimpleEventQuery's parameters this service answers: the EpcisEvents operation's variables. */
-const EPCIS_QUERY_PARAMETERS = ['GE_eventTime', 'LT_eventTime', 'EQ_bizStep', 'MATCH_epc', 'EQ_bizLocation', 'EQ_bizTransaction', 'perPage', 'nextPageToken'] as const;
+/** The standard's GTA filter: EQ_bizTransaction_<type>, the type in the name (EPCIS 2.0 §8.2.7.1). */
+const BIZ_TRANSACTION_OF_TYPE = /^EQ_bizTransaction_(.+)$/;
+export const GTA_FILTER = `EQ_bizTransaction_${GTA_TRANSACTION_TYPE}`;
 
-const LISTS = new Set(['EQ_bizStep', 'MATCH_epc', 'EQ_bizLocation', 'EQ_bizTransaction']);
+/** EPCIS 2.0 SimpleEventQuery's parameters this service answers: the EpcisEvents operation's variables (EQ_bizTransaction_<type> for any type). */
+const EPCIS_QUERY_PARAMETERS = ['GE_eventTime', 'LT_eventTime', 'EQ_bizStep', 'MATCH_epc', 'MATCH_parentID', 'MATCH_anyEPC', 'EQ_bizLocation', GTA_FILTER, 'EQ_bizTransaction', 'perPage', 'nextPageToken'] as const;
+
+const LISTS = new Set(['EQ_bizStep', 'MATCH_epc', 'MATCH_parentID', 'MATCH_anyEPC', 'EQ_bizLocation', 'EQ_bizTransaction']);
 
 /**
  * EPCIS 2.0's query string: a list parameter repeated or its values separated by `|`, the others
@@ -13,12 +18,18 @@ const LISTS = new Set(['EQ_bizStep', 'MATCH_epc', 'EQ_bizLocation', 'EQ_bizTrans
 export function epcisQueryVariables(query: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const fields: Record<string, string[]> = {};
+  const ofType: { type: string; values: string[] }[] = [];
   for (const [key, raw] of Object.entries(query)) {
-    if (!(EPCIS_QUERY_PARAMETERS as readonly string[]).includes(key)) {
-      fields[key] = [`is not a query parameter here; accepted: ${EPCIS_QUERY_PARAMETERS.join(', ')}`];
+    const values = (Array.isArray(raw) ? raw : [raw]).map(String);
+    const typed = key === 'EQ_bizTransaction' ? null : BIZ_TRANSACTION_OF_TYPE.exec(key);
+    if (typed) {
+      ofType.push({ type: typed[1]!, values: values.flatMap((v) => v.split('|')) });
       continue;
     }
-    const values = (Array.isArray(raw) ? raw : [raw]).map(String);
+    if (!(EPCIS_QUERY_PARAMETERS as readonly string[]).includes(key)) {
+      fields[key] = [`is not a query parameter here; accepted: ${EPCIS_QUERY_PARAMETERS.join(', ')} (EQ_bizTransaction_<any type>)`];
+      continue;
+    }
     if (LISTS.has(key)) out[key] = values.flatMap((v) => v.split('|'));
     else if (values.length !== 1) fields[key] = ['must be given once'];
     else if (key === 'perPage') {
@@ -27,6 +38,7 @@ export function epcisQueryVariables(query: Record<string, unknown>): Record<stri
     } else out[key] = values[0];
   }
   if (Object.keys(fields).length) throw DomainError.validation(fields);
+  if (ofType.length) out.bizTransactionsOfType = ofType;
   return out;
 }
 
@@ -57,7 +69,7 @@ const epcisRoutesUnder = (base: string): Route[] => [
     pick: 'epcisEvents',
     document: { field: 'document', nextPageToken: 'nextPageToken' },
     tag: 'EPCIS',
-    summary: `EPCIS 2.0 SimpleEventQuery over the events the caller sees, oldest first, as an EPCISQueryDocument (application/ld+json): GE_eventTime, LT_eventTime, EQ_bizStep, MATCH_epc, EQ_bizLocation, EQ_bizTransaction (lists repeated or separated by |), perPage (1-500, default 50); the next page's URL (with nextPageToken) in the Link header, rel="next". ${IDENTIFIERS}`,
+    summary: `EPCIS 2.0 SimpleEventQuery over the events the caller sees, oldest first, as an EPCISQueryDocument (application/ld+json): GE_eventTime, LT_eventTime, EQ_bizStep, MATCH_epc (epcList and childEPCs), MATCH_parentID, MATCH_anyEPC, EQ_bizLocation, ${GTA_FILTER} (the standard's EQ_bizTransaction_<type>; EQ_bizTransaction takes GTA URIs too) (lists repeated or separated by |), perPage (1-500, default 50); the next page's URL (with nextPageToken) in the Link header, rel="next". ${IDENTIFIERS}`,
   },
 ];
 

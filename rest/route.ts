@@ -50,8 +50,8 @@ export interface Route {
     contentType?: string;
     /** What the OpenAPI document says the answer is. */
     description?: string;
-    /** A `Link` header sent with every answer (the GeoJSON's verdict). */
-    link?: string;
+    /** A `Link` header sent with every answer (the GeoJSON's verdict), or made from the request's path. */
+    link?: string | ((path: string) => string);
     /** The document's text when JSON.stringify's is not the one (GeoJSON's coordinates keep six decimals). */
     text?: (value: unknown) => string;
   };

@@ -153,7 +153,7 @@ function answerDocument(ctx: KoaContext, spec: NonNullable<Route['document']>, p
     query.set('nextPageToken', token);
     ctx.set('Link', `<${ctx.path}?${query.toString()}>; rel="next"`);
   }
-  if (spec.link) ctx.append('Link', spec.link);
+  if (spec.link) ctx.append('Link', typeof spec.link === 'function' ? spec.link(ctx.path) : spec.link);
   if (!spec.contentType) {
     ctx.set('GS1-EPCIS-Version', '2.0.0');
     ctx.set('GS1-CBV-Version', '2.0.0');

@@ -42,6 +42,7 @@ import { IntegrationQaService } from './movements/integration-qa.service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { EpcisService } from './epcis/epcis.service.js';
 import { EudrService } from './eudr/eudr.service.js';
+import { EudrStatementService } from './eudr/eudr-statement.service.js';
 import { WebhookService } from './outbox/webhook.service.js';
 
 /** The domain core: every service, built once per process from the config. */
@@ -83,6 +84,7 @@ export interface Core {
   mailer: Mailer;
   epcis: EpcisService;
   eudr: EudrService;
+  eudrStatements: EudrStatementService;
   webhooks: WebhookService;
 }
 
@@ -94,6 +96,7 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
   const auth = new AuthService(tokens, throttle, mailer, config.PUBLIC_URL, config.TERMS_REQUIRED, clock);
   const gtas = new GtaService();
   const integration = new IntegrationService(gtas);
+  const eudr = new EudrService(config.EUDR_STATEMENT_MAX_BYTES);
   const traceProgress = new TraceProgress(log);
   return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration, invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
     tags: new TagService(),
@@ -119,7 +122,8 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
     sharings: new SharingService(),
     mailer,
     epcis: new EpcisService(clock),
-    eudr: new EudrService(config.EUDR_STATEMENT_MAX_BYTES),
+    eudr,
+    eudrStatements: new EudrStatementService(eudr),
     webhooks: new WebhookService(config.WEBHOOK_ALLOW_PRIVATE),
   };
 }

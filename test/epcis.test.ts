@@ -209,8 +209,9 @@ describe('GET /api/epcis/events', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/ld\+json/);
     expectValidEpcis(res.body);
     expect(res.body).toMatchObject({ type: 'EPCISQueryDocument', epcisBody: { queryResults: { queryName: 'SimpleEventQuery' } } });
-    // The egress is the origin's too; the ingress, the death and the second leg are not the farm's.
-    expect(eventsOfQuery(res).map((e) => e.bizStep)).toEqual(['commissioning', 'replacing', 'shipping']);
+    // The egress is the origin's too; the ingress, the death and the second leg are not the farm's; the
+    // tag replacement names the animal as its parentID only, which MATCH_epc does not match (MATCH_anyEPC does).
+    expect(eventsOfQuery(res).map((e) => e.bizStep)).toEqual(['commissioning', 'shipping']);
     const stranger = await member(app);
     const none = await query(stranger.access);
     expect(none.status).toBe(200);
@@ -243,6 +244,34 @@ describe('GET /api/epcis/events', () => {
     const underGta = eventsOfQuery(await query(feedlot, { EQ_bizTransaction: gtaUri(j.gta) }));
     expect(underGta.map((e) => e.bizStep)).toEqual(['shipping', 'receiving']);
     expect(eventsOfQuery(await query(feedlot, { EQ_bizTransaction: gtaUri(j.gta2) })).map((e) => e.bizStep)).toEqual(['shipping']);
+  });
+
+  test('to the standard: MATCH_epc is epcList and childEPCs, MATCH_parentID the parent, MATCH_anyEPC either; EQ_bizTransaction_<type> filters GTAs', async () => {
+    const farm = j.farm.owner.access;
+    const steps = async (params: Record<string, string | string[]>) => eventsOfQuery(await query(farm, params)).map((e) => e.bizStep);
+    expect(await steps({ MATCH_epc: animalUri(j.a1.code) })).toEqual(['commissioning', 'shipping']);
+    expect(await steps({ MATCH_parentID: animalUri(j.a1.code) })).toEqual(['replacing']);
+    expect(await steps({ MATCH_anyEPC: animalUri(j.a1.code) })).toEqual(['commissioning', 'replacing', 'shipping']);
+    // The new tag is a childEPC: MATCH_epc and MATCH_anyEPC find the association by it.
+    expect((await steps({ MATCH_epc: `urn:pnib:tag:${j.a1.newCode}` })).includes('replacing')).toBe(true);
+    expect((await steps({ MATCH_anyEPC: `urn:pnib:tag:${j.a1.newCode}` })).includes('replacing')).toBe(true);
+    expect(await steps({ MATCH_parentID: animalUri(j.a2.code) })).toEqual([]);
+
+    const feedlot = j.feedlot.owner.access;
+    const typed = (gta: string) => query(feedlot, { 'EQ_bizTransaction_urn:pnib:btt:gta': gta });
+    expect(eventsOfQuery(await typed(gtaUri(j.gta))).map((e) => e.bizStep)).toEqual(['shipping', 'receiving']);
+    expect(eventsOfQuery(await typed(gtaUri(j.gta2))).map((e) => e.bizStep)).toEqual(['shipping']);
+    // A bizTransaction type this service never records matches nothing, as the standard answers.
+    const po = await query(feedlot, { EQ_bizTransaction_po: 'urn:epcglobal:cbv:bt:0614141000005:PO-1' });
+    expect([po.status, eventsOfQuery(po)]).toEqual([200, []]);
+    const bad = await query(feedlot, { 'EQ_bizTransaction_urn:pnib:btt:gta': 'urn:pnib:bt:gta:sp' });
+    expect([bad.status, Object.keys(bad.body.detail.fields)]).toEqual([422, ['EQ_bizTransaction_urn:pnib:btt:gta']]);
+    const gql = await app.graphql(
+      'query($f: [EpcisBizTransactionFilter!], $p: [String!]) { epcisEvents(bizTransactionsOfType: $f, MATCH_parentID: $p) { document } }',
+      { f: [{ type: 'urn:pnib:btt:gta', values: [gtaUri(j.gta)] }], p: [animalUri(j.a1.code)] },
+      feedlot,
+    );
+    expect(gql.body.errors).toBeUndefined();
   });
 
   test('nextPageToken pages cover every event once, in order; the statements do not grow with the page', async () => {

@@ -26,7 +26,8 @@ async function geolocation(token: string, lot: Record<string, unknown>): Promise
 function expectGeoJson(res: Reply, text: string): void {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/geo\+json/);
-  expect(res.headers.get('link')).toContain('</api/eudr/verdict>; rel="describedby"');
+  // No Link a client could not follow (the verdict wants the lot POSTed): a recorded statement's GET has one (eudr-statements.test.ts).
+  expect(res.headers.get('link')).toBeNull();
   expect(getIssues(text)).toEqual([]);
   for (const m of text.matchAll(/"coordinates":\[([^\]]*)\]/g)) for (const n of m[1]!.split(',')) expect(n).toMatch(/^-?\d+\.\d{6,}$/);
 }
@@ -134,7 +135,7 @@ describe('a hand-drawn life: breeding farm, auction, rearing farm, feedlot, slau
       str_status: 'NOT_READY',
       int_animals: 2,
       int_establishments: 5,
-      reasons: [{ establishment_id: feedlot.unit.establishmentId, str_establishment_name: expect.any(String), str_reason: 'INVALID_POINT', str_detail: expect.stringContaining('6 decimals'), int_animals: 2 }],
+      reasons: [{ establishment_id: feedlot.unit.establishmentId, str_establishment_name: expect.any(String), str_reason: 'INVALID_POINT', str_detail: expect.stringContaining('6 decimals'), int_animals: 2, animals: null }],
     });
     await app.service.orm.em.fork().execute('update establishment set num_longitude = -53.500001, num_latitude = -14.250001 where id = ?', [feedlot.unit.establishmentId]);
     const ready = await app.call('POST', '/api/eudr/verdict', { token: slaughterhouse.owner.access, body: { gta_id: gtaId } });
@@ -220,7 +221,11 @@ describe('NOT_READY, each reason', () => {
     await app.call('POST', `/api/animals-ingress/${ingress.id}/finish`, { token: slaughterhouse.owner.access });
     const verdict = await app.call('POST', '/api/eudr/verdict', { token: slaughterhouse.owner.access, body: { animals_ingress_id: ingress.id } });
     expect(verdict.body.data).toMatchObject({ str_status: 'NOT_READY', int_animals: 2, int_establishments: 2 });
-    expect(verdict.body.data.reasons).toEqual([{ establishment_id: slaughterhouse.unit.establishmentId, str_establishment_name: expect.any(String), str_reason: 'UNKNOWN_ORIGIN', str_detail: expect.any(String), int_animals: 1 }]);
+    // Named by tag code and id, so the operator knows which ear to look at.
+    const [stranger] = await rows<{ animal_id: string }>(app, 'select animal_id from tag where str_code = ?', [unknown]);
+    expect(verdict.body.data.reasons).toEqual([
+      { establishment_id: slaughterhouse.unit.establishmentId, str_establishment_name: expect.any(String), str_reason: 'UNKNOWN_ORIGIN', str_detail: expect.stringContaining(unknown), int_animals: 1, animals: [{ id: stranger!.animal_id, str_tag_code: unknown }] },
+    ]);
   });
 });
 
@@ -231,6 +236,8 @@ describe('the input boundary', () => {
       [[-47.9297, -15.7797], '6 decimals'],
       [[2.352222, 48.856613], 'inside Brazil'],
       [[-15.779722, -47.929722], 'check the order'],
+      [[-57.575926, -25.263739], 'more than 10 km'], // Asunción, Paraguay
+      [[-31.512347, -12.874561], 'more than 10 km'], // the Atlantic
     ] as const) {
       const res = await app.call('PATCH', `/api/establishments/${h.unit.establishmentId}`, { token: h.owner.access, body: { geo_location: { type: 'Point', coordinates } } });
       expect(res.status).toBe(422);
@@ -238,6 +245,24 @@ describe('the input boundary', () => {
     }
     const [stored] = await rows<{ num_longitude: number | null }>(app, 'select num_longitude from establishment where id = ?', [h.unit.establishmentId]);
     expect(stored!.num_longitude).toBeNull();
+    // An oceanic island is Brazil.
+    await placeAt(h, -32.423151, -3.854329);
+  });
+
+  test('a geo_location that is no GeoJSON Point of numbers is a 422 naming geo_location, the field the client sent', async () => {
+    const h = await holding(app, county, 'FARM');
+    for (const geo_location of [
+      { type: 'Point', coordinates: ['-47.929722', '-15.779722'] },
+      { type: 'Polygon', coordinates: [[[-47.9, -15.7], [-47.8, -15.7], [-47.8, -15.8], [-47.9, -15.7]]] },
+      { type: 'Point', coordinates: [-47.929722] },
+      { type: 'Point' },
+      'somewhere',
+    ]) {
+      for (const [method, path] of [['PATCH', `/api/establishments/${h.unit.establishmentId}`], ['PATCH', `/api/v1/establishments/${h.unit.establishmentId}`]] as const) {
+        const res = await app.call(method, path, { token: h.owner.access, body: { geo_location } });
+        expect([JSON.stringify(geo_location), res.status, res.body.error, Object.keys(res.body.detail?.fields ?? {})]).toEqual([JSON.stringify(geo_location), 422, 'VALIDATION_FAILED', ['geo_location']]);
+      }
+    }
   });
 
   test('a lot is exactly one kind, lists hold 1 to 5,000, a window goes with a unit and lasts at most 31 days', async () => {

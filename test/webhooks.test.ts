@@ -187,6 +187,24 @@ onPostgres('webhook deliveries (PostgreSQL)', () => {
     await receiver.waitFor(before + 2);
     expect(receiver.received.slice(before).map((d) => d.type)).toEqual(['TEST_FIRST', 'TEST_SECOND']);
 
+    // The delivery's log keeps every attempt: the failures before the success, each with its time, status, error and duration.
+    type Attempt = { ts_attempted_at: string; int_status: number | null; str_error: string | null; int_duration_ms: number };
+    type Line = { event_id: string; str_status: string; int_attempts: number; str_last_error: string | null; attempts: Attempt[] };
+    let firstLine: Line | undefined;
+    for (let i = 0; i < 500; i++) {
+      const log = await app.call('GET', `/api/webhooks/${hook.id}/deliveries`, { token: farm.owner.access });
+      firstLine = (log.body.data as Line[]).at(-1);
+      if (firstLine?.str_status === 'DELIVERED') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(firstLine).toMatchObject({ str_status: 'DELIVERED', str_last_error: null });
+    const tried = firstLine!.attempts;
+    expect(tried).toHaveLength(firstLine!.int_attempts);
+    expect(tried.length).toBeGreaterThanOrEqual(3);
+    expect(tried.map((a) => [a.int_status, a.str_error])).toEqual([...tried.slice(0, -1).map(() => [500, 'HTTP 500']), [200, null]]);
+    for (const a of tried) expect(a.int_duration_ms).toBeGreaterThanOrEqual(0);
+    expect(tried.map((a) => a.ts_attempted_at)).toEqual(tried.map((a) => a.ts_attempted_at).sort());
+
     // Replay: both again, in order, with the same webhook-ids.
     const from = new Date(Date.now() - 3600_000).toISOString();
     const replay = await app.call('POST', `/api/webhooks/${hook.id}/replay`, { token: farm.owner.access, body: { ts_from: from } });

@@ -14,6 +14,12 @@ export class EudrLotInput {
   @Field(() => DateTime, { nullable: true }) ts_to?: Date;
 }
 
+@ObjectType('EudrAnimalRef', { description: 'An animal a reason concerns: its id and the code of the tag in its ear' })
+export class EudrAnimalRef {
+  @Field(() => UUID) id!: string;
+  @Field(() => String, { nullable: true, description: 'The tag applied now (the last one the animal had when none is)' }) str_tag_code!: string | null;
+}
+
 @ObjectType('EudrReason', { description: 'Why one establishment keeps the lot from a statement' })
 export class EudrReason {
   @Field(() => UUID) establishment_id!: string;
@@ -21,6 +27,7 @@ export class EudrReason {
   @Field(() => String, { description: EUDR_REASONS.join(', ') }) str_reason!: string;
   @Field(() => String) str_detail!: string;
   @Field(() => Int, { description: "The lot's animals there (for UNKNOWN_ORIGIN, those whose earlier holdings are unknown)" }) int_animals!: number;
+  @Field(() => [EudrAnimalRef], { nullable: true, description: 'For UNKNOWN_ORIGIN, those animals, by tag code; null for reasons about the establishment itself' }) animals!: EudrAnimalRef[] | null;
 }
 
 @ObjectType('EudrVerdict', { description: 'READY when every establishment of the lot has a valid point and a CAR, none is NON_COMPLIANT and no animal came from an unknown origin; otherwise NOT_READY with each reason' })

@@ -27,6 +27,14 @@ export class WebhookPage {
   @Field(() => PaginationMeta) meta!: PaginationMeta;
 }
 
+@ObjectType('WebhookDeliveryAttempt', { description: 'One attempt to send a delivery' })
+export class WebhookDeliveryAttempt {
+  @Field(() => DateTime) ts_attempted_at!: string;
+  @Field(() => Int, { nullable: true, description: "The receiver's HTTP status; null when no answer came (timeout, refused, network)" }) int_status!: number | null;
+  @Field(() => String, { nullable: true, description: 'Why it failed; null when it succeeded' }) str_error!: string | null;
+  @Field(() => Int) int_duration_ms!: number;
+}
+
 @ObjectType('WebhookDelivery', { description: "One event's delivery to an endpoint" })
 export class WebhookDelivery {
   @Field(() => UUID) id!: string;
@@ -38,6 +46,7 @@ export class WebhookDelivery {
   @Field(() => Int) int_attempts!: number;
   @Field(() => Int, { nullable: true }) int_last_status!: number | null;
   @Field(() => String, { nullable: true }) str_last_error!: string | null;
+  @Field(() => [WebhookDeliveryAttempt], { description: 'Every attempt, oldest first (the newest 50): what failed before a success stays' }) attempts!: WebhookDeliveryAttempt[];
   @Field(() => DateTime) ts_next_attempt_at!: Date;
   @Field(() => DateTime) ts_created_at!: Date;
   @Field(() => DateTime, { nullable: true }) ts_delivered_at!: Date | null;

@@ -27,5 +27,6 @@ import { Travel } from '../transit/travel.entity.js';
 import { PrivacyTerms } from '../identity/privacy-terms.entity.js';
 import { Attachment } from '../attachments/attachment.entity.js';
 import { Sharing } from '../access/sharing.entity.js';
+import { EudrStatement } from '../eudr/eudr-statement.entity.js';
 
-export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Sharing, Attachment, WebhookEndpoint];
+export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Sharing, Attachment, WebhookEndpoint, EudrStatement];

@@ -59,6 +59,8 @@ interface Branch {
   byGtas?: (ids: string) => string;
   /** Its operations naming any tag in `ids` as a child EPC; none when absent. */
   byTags?: (ids: string) => string;
+  /** Its animals are the event's parentID (an AssociationEvent), not an epcList: MATCH_epc does not find it by them, MATCH_parentID does. */
+  animalsAreParent?: true;
   /** The animals of the operation `op` (and `seq`, the replaced tag), selected as `animal_id`. */
   members: (op: string, seq: string) => string;
 }
@@ -171,6 +173,7 @@ const BRANCHES: Branch[] = [
       old_tag_id: 'rx.old_tag_id',
     }),
     scope: (actor) => tagsPolicy.unitScope(actor, 'rr.control_unit_id', 'rr'),
+    animalsAreParent: true,
     byAnimals: (ids) => `rx.animal_id = any(${ids})`,
     byTags: (ids) => `rx.new_tag_id = any(${ids})`,
     members: (op, seq) => `select m.animal_id, null::timestamptz as at from tags_replacement_tag m where m.tags_replacement_id = ${op} and m.old_tag_id = ${seq}`,
@@ -194,12 +197,25 @@ const BRANCHES: Branch[] = [
   },
 ];
 
-/** The animals MATCH_epc names (by lifetime code, any tag code of theirs, or id), and its tags: a CTE computed once. */
-const MATCHED = `matched as (select
+/** The animals an EPC parameter names (by lifetime code, any tag code of theirs, or id), and its tags: a CTE computed once. */
+const MATCHED = (name: string) => `${name} as (select
     array(select t.animal_id from tag t where t.str_code = any(?::text[]) and t.animal_id is not null union select unnest(?::uuid[])) as animal_ids,
     array(select t.id from tag t where t.str_code = any(?::text[])) as tag_ids)`;
-const GTAS = `wanted_gtas as (select array(select g.id from gta g join jsonb_to_recordset(?::jsonb) j(uf text, series text, code text)
+const GTAS = (name: string) => `${name} as (select array(select g.id from gta g join jsonb_to_recordset(?::jsonb) j(uf text, series text, code text)
     on g.str_federative_unit = j.uf and coalesce(g.str_series, '') = coalesce(j.series, '') and g.str_code = j.code) as ids)`;
+
+/** The EPC parameters, each with the CTE it reads and what it matches in a branch (EPCIS 2.0 §8.2.7.1). */
+const EPC_FILTERS = [
+  // MATCH_epc: epcList and childEPCs, never the parentID.
+  { field: 'epcs', cte: 'matched_epc', animals: (b: Branch) => !b.animalsAreParent, tags: true },
+  { field: 'parentIds', cte: 'matched_parent', animals: (b: Branch) => b.animalsAreParent === true, tags: false },
+  { field: 'anyEpcs', cte: 'matched_any', animals: () => true, tags: true },
+] as const;
+
+function epcCondition(b: Branch, cte: string, animals: boolean, tags: boolean): string {
+  const either = [...(animals ? [b.byAnimals(`(select animal_ids from ${cte})::uuid[]`)] : []), ...(tags && b.byTags ? [b.byTags(`(select tag_ids from ${cte})::uuid[]`)] : [])];
+  return either.length ? `(${either.join(' or ')})` : 'false';
+}
 
 /**
  * Whose events: every visible event that passes the query (`events`), or every event that lists
@@ -213,14 +229,17 @@ export async function readEpcisEvents(db: Db, actor: Actor, selection: EpcisSele
   const params: unknown[] = [];
   const ctes: string[] = [];
   const q = selection.mode === 'events' ? selection.query : null;
-  if (q?.epcs) {
-    ctes.push(MATCHED);
-    params.push(q.epcs.animalCodes, q.epcs.animalIds, q.epcs.tagCodes);
+  if (q?.none) return [];
+  for (const f of EPC_FILTERS) {
+    const match = q?.[f.field];
+    if (!match) continue;
+    ctes.push(MATCHED(f.cte));
+    params.push(match.animalCodes, match.animalIds, match.tagCodes);
   }
-  if (q?.gtas) {
-    ctes.push(GTAS);
-    params.push(JSON.stringify(q.gtas));
-  }
+  q?.gtas?.forEach((list, i) => {
+    ctes.push(GTAS(`wanted_gtas_${i}`));
+    params.push(JSON.stringify(list));
+  });
   const branches = BRANCHES.filter((b) => !q?.bizSteps || q.bizSteps.includes(BIZ_STEP_OF[b.kind]));
   const arms: string[] = [];
   for (const b of branches) {
@@ -237,11 +256,8 @@ export async function readEpcisEvents(db: Db, actor: Actor, selection: EpcisSele
       visible = 'true';
       conditions.push(scope.sql);
       params.push(...scope.params);
-      if (q!.epcs) {
-        const either = [b.byAnimals('(select animal_ids from matched)::uuid[]'), ...(b.byTags ? [b.byTags('(select tag_ids from matched)::uuid[]')] : [])];
-        conditions.push(`(${either.join(' or ')})`);
-      }
-      if (q!.gtas) conditions.push(b.byGtas ? b.byGtas('(select ids from wanted_gtas)::uuid[]') : 'false');
+      for (const f of EPC_FILTERS) if (q![f.field]) conditions.push(epcCondition(b, f.cte, f.animals(b), f.tags));
+      q!.gtas?.forEach((_, i) => conditions.push(b.byGtas ? b.byGtas(`(select ids from wanted_gtas_${i})::uuid[]`) : 'false'));
     }
     arms.push(`select '${b.kind}'::text as kind, ${b.columns}, ${visible} as visible ${b.from} and ${conditions.join(' and ')}`);
   }

@@ -1,3 +1,5 @@
+import { BRAZIL_TOLERANCE_KM, isInBrazil } from './brazil-border.js';
+
 /**
  * The EUDR's geolocation of a holding (Regulation (EU) 2023/1115, art. 2(28) and 9(1)(d)): a point
  * in WGS 84, `[longitude, latitude]`, with at least six decimals, here inside Brazil. Checked where
@@ -5,7 +7,7 @@
  * (docs/decisions/eudr.md).
  */
 
-/** Brazil's extremes, its oceanic islands included (Serra do Divisor, Monte Caburaí, Chuí, Martim Vaz). */
+/** Brazil's extremes, its oceanic islands included (Serra do Divisor, Monte Caburaí, Chuí, Martim Vaz): a cheap first test, and the hint for swapped coordinates. */
 export const BRAZIL_BOUNDS = { west: -74.0, east: -28.6, south: -33.8, north: 5.3 } as const;
 
 export const EUDR_MIN_DECIMALS = 6;
@@ -26,6 +28,9 @@ export function eudrPointProblem(coordinates: readonly number[]): string | null 
   const b = BRAZIL_BOUNDS;
   if (lon < b.west || lon > b.east || lat < b.south || lat > b.north) {
     return `must lie inside Brazil, [longitude, latitude] (longitude ${b.west} to ${b.east}, latitude ${b.south} to ${b.north}); check the order`;
+  }
+  if (!isInBrazil([lon, lat])) {
+    return `must lie inside Brazil: [${lon}, ${lat}] is more than ${BRAZIL_TOLERANCE_KM} km from its land and border (Natural Earth 1:10m); check the point and the order, [longitude, latitude]`;
   }
   return null;
 }

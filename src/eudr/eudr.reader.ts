@@ -8,7 +8,15 @@ export type EudrLot =
   | { kind: 'ingress'; ingressId: string }
   | { kind: 'animals'; animalIds: string[] }
   | { kind: 'tags'; tagCodes: string[] }
-  | { kind: 'slaughter'; controlUnitId: string; from: Date; to: Date };
+  | { kind: 'slaughter'; controlUnitId: string; from: Date; to: Date }
+  /** The animals a recorded statement held when it was made. */
+  | { kind: 'statement'; statementId: string };
+
+/** An animal the operator has to find: its id and the code of the tag in its ear. */
+export interface EudrAnimalRef {
+  id: string;
+  str_tag_code: string | null;
+}
 
 /** One establishment any animal of the lot stood at since identification, with what the statement and the verdict read. */
 export interface EudrHoldingRow {
@@ -25,12 +33,14 @@ export interface EudrHoldingRow {
   int_animals: number;
   /** Animals whose first known stay is here and began on arrival from outside the record (an unknown code read at an ingress, an external tag): their earlier holdings are unknown. */
   int_unknown_origin: number;
+  /** Those animals by id and the tag in their ear (the last not replaced nor written off; else the last), by tag code. */
+  unknown_origin_animals: EudrAnimalRef[];
   /** The lot's size (the same on every row). */
   int_lot_animals: number;
 }
 
-/** The lot's animal ids, one per row (`animal_id`), for each kind of lot. */
-function lotSql(lot: EudrLot): { sql: string; params: unknown[] } {
+/** The lot's animal ids, one per row (`animal_id`; a tag list may name an animal twice), for each kind of lot. */
+export function lotSql(lot: EudrLot): { sql: string; params: unknown[] } {
   switch (lot.kind) {
     case 'gta':
       return { sql: 'select s.animal_id from animal_stay s where s.animals_egress_id = any(array(select eg.id from animals_egress eg where eg.gta_id = ?))', params: [lot.gtaId] };
@@ -48,6 +58,8 @@ function lotSql(lot: EudrLot): { sql: string; params: unknown[] } {
                  and s.ts_to >= ? and s.ts_to < ? and s.animals_egress_id is null and sa.str_status = 'SLAUGHTERED'`,
         params: [lot.controlUnitId, lot.from, lot.to, lot.from, lot.to],
       };
+    case 'statement':
+      return { sql: 'select sa.animal_id from eudr_statement_animal sa where sa.statement_id = ?', params: [lot.statementId] };
   }
 }
 
@@ -82,10 +94,18 @@ export function lotHoldingsQuery(lot: EudrLot, holder: Scope, expected: number |
               from stay st left join external x on x.animal_id = st.animal_id group by st.establishment_id, st.animal_id),
           per_establishment as (
             select pa.establishment_id, min(pa.ts_first) as ts_first, max(pa.ts_last) as ts_last, count(*)::int as int_animals, (count(*) filter (where pa.unknown))::int as int_unknown_origin
-              from per_animal pa group by pa.establishment_id)
+              from per_animal pa group by pa.establishment_id),
+          unknown_origin as (
+            select uk.establishment_id, json_agg(json_build_object('id', uk.animal_id, 'str_tag_code', uk.str_tag_code) order by uk.str_tag_code, uk.animal_id) as animals
+              from (select pa.establishment_id, pa.animal_id,
+                           (select t.str_code from tag t where t.animal_id = pa.animal_id order by t.str_status in ('REPLACED', 'WRITTEN_OFF'), t.ts_created_at desc, t.str_code limit 1) as str_tag_code
+                      from per_animal pa where pa.unknown) uk
+             group by uk.establishment_id)
           select e.id, e.str_name, e.str_car, e.num_longitude, e.num_latitude, e.dec_area, e.str_socioenvironmental_status, ru.str_name as str_responsible_user_name,
-                 p.ts_first, p.ts_last, p.int_animals, p.int_unknown_origin, (select h.n from held h) as int_lot_animals
+                 p.ts_first, p.ts_last, p.int_animals, p.int_unknown_origin,
+                 coalesce(uo.animals, '[]'::json) as unknown_origin_animals, (select h.n from held h) as int_lot_animals
             from per_establishment p join establishment e on e.id = p.establishment_id left join "user" ru on ru.id = e.responsible_user_id
+                 left join unknown_origin uo on uo.establishment_id = p.establishment_id
            order by p.ts_first, e.id`,
     params: [...members.params, ...holder.params, now, expected, expected],
   };

@@ -4,7 +4,8 @@ import { DomainError } from '../shared/errors.js';
 import { checkLot, type EudrLotInput } from './eudr-lot.input.js';
 import { featureCollectionOf, geojsonText, type EudrFeatureCollection } from './eudr.geojson.js';
 import { eudrPolicy } from './eudr.policy.js';
-import { readLotHoldings } from './eudr.reader.js';
+import { readLotHoldings, type EudrLot } from './eudr.reader.js';
+import type { Scope } from '../shared/scoped-query.js';
 import { verdictOf, type EudrVerdict } from './eudr.verdict.js';
 
 /** A lot's due-diligence geolocation: the FeatureCollection TRACES takes, its text, and the verdict beside it. */
@@ -23,8 +24,13 @@ export class EudrService {
   /** POST /api/eudr/geolocation and /api/eudr/verdict: two statements whatever the lot's size (authentication, the read). */
   async geolocation(db: Db, actor: Actor, input: EudrLotInput): Promise<EudrGeolocation> {
     const { lot, expected } = checkLot(input);
+    return this.ofLot(db, lot, eudrPolicy.holderScope(actor), expected, actor.now);
+  }
+
+  /** A checked lot's answer, `holder` deciding who may ask (a recorded statement's lot: whoever may read the statement). */
+  async ofLot(db: Db, lot: EudrLot, holder: Scope, expected: number | null, now: Date): Promise<EudrGeolocation> {
     // A bulk read: on a replica when there is one (docs/decisions/replicas.md).
-    const rows = await readLotHoldings(bulkOf(db), lot, eudrPolicy.holderScope(actor), expected, actor.now);
+    const rows = await readLotHoldings(bulkOf(db), lot, holder, expected, now);
     if (!rows.length) throw DomainError.notFound('lot');
     const fc = featureCollectionOf(rows);
     const text = geojsonText(fc);

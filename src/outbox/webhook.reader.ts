@@ -17,6 +17,14 @@ export interface WebhookRow {
   ts_updated_at: Date;
 }
 
+/** One attempt to send a delivery: when, the HTTP status (null when no answer came), the error, how long it took. */
+export interface DeliveryAttempt {
+  ts_attempted_at: string;
+  int_status: number | null;
+  str_error: string | null;
+  int_duration_ms: number;
+}
+
 /** One line of an endpoint's delivery log. */
 export interface DeliveryRow {
   id: string;
@@ -28,6 +36,8 @@ export interface DeliveryRow {
   int_attempts: number;
   int_last_status: number | null;
   str_last_error: string | null;
+  /** Every attempt, oldest first (the newest 50). */
+  attempts: DeliveryAttempt[];
   ts_next_attempt_at: Date;
   ts_created_at: Date;
   ts_delivered_at: Date | null;
@@ -59,7 +69,7 @@ export async function pageDeliveries(db: Db, actor: Actor, id: string, pageInput
   await readWebhook(db, actor, id);
   const page = toPage(pageInput);
   const rows = await db.rows<DeliveryRow & { total: number }>({
-    sql: `select d.id, d.event_id, e.str_type as str_event_type, e.str_record_type, e.record_id, d.str_status, d.int_attempts, d.int_last_status, d.str_last_error,
+    sql: `select d.id, d.event_id, e.str_type as str_event_type, e.str_record_type, e.record_id, d.str_status, d.int_attempts, d.int_last_status, d.str_last_error, d.attempts,
                  d.ts_next_attempt_at, d.ts_created_at, d.ts_delivered_at, count(*) over ()::int as total
             from webhook_delivery d join event e on e.seq = d.event_seq
            where d.endpoint_id = ? and (?::text is null or d.str_status = ?)

@@ -148,6 +148,11 @@ async function stillReadable<T extends Claimed & { id: string; endpoint_id: stri
   return claimed.filter((d) => !refused.has(d.id));
 }
 
+/** How many attempts a delivery's log keeps, the newest (24 hours of doubling backoff make about 30). */
+export const ATTEMPTS_KEPT = 50;
+/** The delivery's log with one attempt more (a JSON object), the oldest dropped past ATTEMPTS_KEPT. */
+const LOGGED = (attempt: string) => `jsonb_path_query_array(d.attempts || jsonb_build_array(${attempt}), '$[last - ${ATTEMPTS_KEPT - 1} to last]')`;
+
 /**
  * Sends one round: claims lanes, sends each lane's deliveries one after the other (lanes side by
  * side), stops a lane at its first failure (that delivery backs off, the rest wait behind it) and
@@ -168,7 +173,7 @@ export async function sendDue(em: EntityManager, options: SenderOptions, log: Lo
   // DELIVERED is written as deliveries succeed, one statement for all that succeeded while the
   // previous one ran (group commit): one UPDATE per round trip, not per delivery, and a sender killed
   // mid-round resends only what was on the wire or not yet marked (same webhook-ids: at least once).
-  let unmarked: { id: string; status: number }[] = [];
+  let unmarked: { id: string; status: number; attempt: string }[] = [];
   let delivered = 0;
   let marking: Promise<void> | null = null;
   let markFailed: unknown = null;
@@ -178,14 +183,15 @@ export async function sendDue(em: EntityManager, options: SenderOptions, log: Lo
       unmarked = [];
       await executeBound(
         em,
-        `update webhook_delivery d set str_status = 'DELIVERED', int_attempts = d.int_attempts + 1, ts_delivered_at = now(), ts_lease_until = null, int_last_status = x.status, str_last_error = null
-           from unnest(?::uuid[], ?::int[]) as x(id, status) where d.id = x.id`,
-        [batch.map((d) => d.id), batch.map((d) => d.status)],
+        `update webhook_delivery d set str_status = 'DELIVERED', int_attempts = d.int_attempts + 1, ts_delivered_at = now(), ts_lease_until = null, int_last_status = x.status, str_last_error = null,
+                attempts = ${LOGGED('x.attempt::jsonb')}
+           from unnest(?::uuid[], ?::int[], ?::text[]) as x(id, status, attempt) where d.id = x.id`,
+        [batch.map((d) => d.id), batch.map((d) => d.status), batch.map((d) => d.attempt)],
       );
     }
   };
-  const mark = (id: string, status: number) => {
-    unmarked.push({ id, status });
+  const mark = (id: string, status: number, attempt: string) => {
+    unmarked.push({ id, status, attempt });
     delivered++;
     marking ??= markAll()
       .catch((e: unknown) => void (markFailed ??= e))
@@ -196,16 +202,22 @@ export async function sendDue(em: EntityManager, options: SenderOptions, log: Lo
     [...lanes.values()].map(async (lane) => {
       for (let i = 0; i < lane.length; i++) {
         const d = lane[i]!;
+        const started = Date.now();
         const result = await post(d, bodyOf(d, listed.get(d.event_seq) ?? []), options);
+        const attempt = JSON.stringify({ ts_attempted_at: new Date(started).toISOString(), int_status: result.status, str_error: result.error, int_duration_ms: Date.now() - started });
         if (result.status !== null && result.status >= 200 && result.status < 300) {
-          mark(d.id, result.status);
+          mark(d.id, result.status, attempt);
           continue;
         }
         const attempts = d.int_attempts + 1;
         const delay = Math.min(options.backoffMs * 2 ** (attempts - 1), MAX_DELAY_MS) * (0.8 + Math.random() * 0.4);
         const next = new Date(Date.now() + delay);
         const expired = next.getTime() > new Date(d.ts_created_at).getTime() + options.retryHours * 3600_000;
-        await executeBound(em, 'update webhook_delivery set str_status = ?, int_attempts = int_attempts + 1, ts_next_attempt_at = ?, ts_lease_until = null, int_last_status = ?, str_last_error = ? where id = ?', [expired ? 'FAILED' : 'PENDING', next, result.status, result.error, d.id]);
+        await executeBound(
+          em,
+          `update webhook_delivery d set str_status = ?, int_attempts = d.int_attempts + 1, ts_next_attempt_at = ?, ts_lease_until = null, int_last_status = ?, str_last_error = ?, attempts = ${LOGGED('?::jsonb')} where d.id = ?`,
+          [expired ? 'FAILED' : 'PENDING', next, result.status, result.error, attempt, d.id],
+        );
         if (expired) log.warn({ delivery: d.id, url: d.str_url, error: result.error }, 'webhook delivery failed for good');
         released.push(...lane.slice(i + 1).map((r) => r.id));
         return;
