@@ -101,6 +101,14 @@ describe('docker-compose.yml', () => {
     expect(app.ports).toContain('4000:4000');
   });
 
+  test('production needs a mailer: the trial sends to its own Mailpit, whose page shows the mails', () => {
+    const app = compose.services.app!;
+    expect(app.environment?.SMTP_URL).toBe('${SMTP_URL:-smtp://mail:1025}');
+    expect(compose.services.mail?.image).toMatch(/^axllent\/mailpit:/);
+    expect(compose.services.mail?.ports).toContain('8025:8025');
+    expect(app.depends_on?.mail).toBeDefined();
+  });
+
   test("attachments outlive the container: the service's DATA_DIR on a named volume", () => {
     const app = compose.services.app!;
     const dataDir = /ENV[^\n]*DATA_DIR=(\S+)/.exec(dockerfile.replace(/\\\n/g, ' '))?.[1];
