@@ -36,6 +36,10 @@ describe('Dockerfile', () => {
     expect(install).not.toMatch(/--omit=dev|--production|--ignore-scripts/); // TypeScript, esbuild and the IDE's packages are dev dependencies; prepare bundles the IDE
     expect(build.lines.some((l) => /^RUN npm run build(:ts)?\b/.test(l))).toBe(true);
     expect(build.lines.some((l) => /^COPY web\b/.test(l))).toBe(true); // prepare runs web/build.mjs during the install
+    // ...and compiles what tsconfig.build.json includes: every folder of it is there before the install.
+    const beforeInstall = build.lines.slice(0, build.lines.indexOf(install)).filter((l) => l.startsWith('COPY ')).map((l) => l.split(/\s+/)[1]);
+    const compiled = (JSON.parse(readFileSync(`${ROOT}tsconfig.build.json`, 'utf8')) as { include: string[] }).include;
+    expect(beforeInstall).toEqual(expect.arrayContaining(['tsconfig.json', ...compiled]));
   });
 
   test('runs with the production dependencies as a non-root user, with what it reads at run time', () => {
