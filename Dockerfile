@@ -7,9 +7,15 @@ ARG NODE_VERSION=24.21.0
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-# `npm install` runs the prepare script (web/build.mjs: the IDE and API docs bundles into public/).
+# `npm install` runs the prepare script (web/build.mjs: the IDE and API docs bundles into public/;
+# then the TypeScript into dist/): what both read is copied before it.
 COPY package.json package-lock.json ./
 COPY web ./web
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY graphql ./graphql
+COPY rest ./rest
+COPY bench ./bench
 # `npm ci` refuses lockfiles made on these machines (optional binaries of other platforms).
 RUN npm install --no-audit --no-fund
 COPY . .

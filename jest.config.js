@@ -50,6 +50,7 @@ export default {
     ],
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
   setupFiles: ['<rootDir>/test/worker-database.ts'],
   maxWorkers: 2,
   // Hooks included. A limit for a hung test, not a speed check: with two files side by side on a

@@ -187,6 +187,8 @@ export type Config = Omit<z.infer<typeof schema>, 'JWT_SECRET' | 'GRAPHQL_INTROS
   GRAPHQL_IDE: boolean;
   /** PGlite without a data directory keeps everything in memory. */
   inMemory: boolean;
+  /** Development without CORS_ORIGINS: any `http://localhost:*` or `http://127.0.0.1:*` origin is let in (a local frontend's dev server). */
+  corsLoopback: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -202,6 +204,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const c = parsed.data;
   if (c.NODE_ENV === 'production' && !c.JWT_SECRET) {
     throw new ConfigError('Invalid configuration:\n  JWT_SECRET: is required in production');
+  }
+  if (c.NODE_ENV === 'production' && !c.SMTP_URL) {
+    // The outbox keeps every confirmation and recovery code in clear until it expires: a developer's tool, not a production store.
+    throw new ConfigError(
+      'Invalid configuration:\n  SMTP_URL: is required in production (without a mailer, confirmation and recovery codes would wait in clear in sent_message, the development outbox); set SMTP_URL=smtp://user:pass@host:587, or run with NODE_ENV=development',
+    );
   }
   if ((c.ADMIN_EMAIL && !c.ADMIN_PASSWORD) || (!c.ADMIN_EMAIL && c.ADMIN_PASSWORD)) {
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither');
@@ -236,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     GRAPHQL_INTROSPECTION: introspection,
     GRAPHQL_IDE: c.GRAPHQL_IDE ?? introspection,
     inMemory,
+    corsLoopback: c.NODE_ENV === 'development' && c.CORS_ORIGINS.length === 0,
     ATTACHMENTS_DIR: c.ATTACHMENTS_DIR ?? (inMemory ? join(tmpdir(), 'livestock-attachments') : join(c.DATA_DIR, 'attachments')),
   };
 }

@@ -9,11 +9,11 @@ import { loadConfig } from '../src/config.js';
 import { DEFAULT_QUERY } from '../src/http/browser-pages.js';
 import { buildOpenApi } from '../rest/openapi.js';
 import { routes } from '../rest/router.js';
-import { startApp, useApp, type TestApp } from './helpers/app.js';
+import { PRODUCTION_ENV, startApp, useApp, type TestApp } from './helpers/app.js';
 import { makeUser } from './helpers/factories.js';
 
 const app = useApp();
-const production = useApp({ NODE_ENV: 'production' });
+const production = useApp(PRODUCTION_ENV);
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 const CDNS = /cdn\.jsdelivr|unpkg\.com|cdnjs|embeddable-sandbox|apollo-server-landing-page|fonts\.googleapis|fonts\.gstatic|esm\.sh/;
@@ -74,7 +74,7 @@ describe('the GraphQL IDE at GET /graphql', () => {
 
   test('GRAPHQL_IDE follows introspection; asking for the IDE without introspection stops the start naming it', () => {
     expect(loadConfig({}).GRAPHQL_IDE).toBe(true);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).GRAPHQL_IDE).toBe(false);
+    expect(loadConfig({ ...PRODUCTION_ENV, JWT_SECRET: 'x'.repeat(32) }).GRAPHQL_IDE).toBe(false);
     expect(loadConfig({ GRAPHQL_IDE: 'false' }).GRAPHQL_IDE).toBe(false);
     expect(() => loadConfig({ GRAPHQL_INTROSPECTION: 'false', GRAPHQL_IDE: 'true' })).toThrow(/GRAPHQL_IDE/);
   });

@@ -8,6 +8,8 @@ import { dumpImage, startApp, type TestApp } from './helpers/app.js';
 import { email, makeUser } from './helpers/factories.js';
 
 const SECRET = 'a-secret-that-is-long-enough-0123456789';
+/** A mailer production requires; nothing listens there, and these tests send no mail. */
+const SMTP = 'smtp://127.0.0.1:9';
 
 /** The ConfigError loadConfig throws for this environment (fails the test when it does not throw one). */
 function configError(env: Record<string, string>): ConfigError {
@@ -57,10 +59,18 @@ describe('loadConfig', () => {
   });
 
   test('production without JWT_SECRET names JWT_SECRET', () => {
-    const err = configError({ NODE_ENV: 'production' });
+    const err = configError({ NODE_ENV: 'production', SMTP_URL: SMTP });
     expect(err.message).toMatch(/\bJWT_SECRET\b/);
-    // With a secret, production starts.
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).JWT_SECRET).toBe(SECRET);
+    // With a secret (and a mailer), production starts.
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, SMTP_URL: SMTP }).JWT_SECRET).toBe(SECRET);
+  });
+
+  test('production without a mailer (SMTP_URL) does not start: the outbox, codes in clear, is for development and tests', () => {
+    const err = configError({ NODE_ENV: 'production', JWT_SECRET: SECRET });
+    expect(err.message).toMatch(/\bSMTP_URL: is required in production\b/);
+    expect(err.message).toMatch(/sent_message/);
+    expect(loadConfig({ NODE_ENV: 'development' }).SMTP_URL).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: 'test' }).SMTP_URL).toBeUndefined();
   });
 
   test('a JWT_SECRET shorter than 32 characters names JWT_SECRET', () => {
@@ -100,7 +110,7 @@ describe('loadConfig', () => {
   });
 
   test('integers are read from strings; empty values count as unset', () => {
-    const c = loadConfig({ PORT: '8080', DB_POOL_MAX: '3', LOGIN_LIMIT_PER_LOGIN: '7', DATA_DIR: '', TRUST_PROXY: '1', NODE_ENV: 'production', JWT_SECRET: SECRET });
+    const c = loadConfig({ PORT: '8080', DB_POOL_MAX: '3', LOGIN_LIMIT_PER_LOGIN: '7', DATA_DIR: '', TRUST_PROXY: '1', NODE_ENV: 'production', JWT_SECRET: SECRET, SMTP_URL: SMTP });
     expect(c.PORT).toBe(8080);
     expect(c.DB_POOL_MAX).toBe(3);
     expect(c.LOGIN_LIMIT_PER_LOGIN).toBe(7);

@@ -1,6 +1,6 @@
 /** CORS from the CORS_ORIGINS allow-list, over real HTTP, as a browser sends it. */
 import { ConfigError, loadConfig } from '../src/config.js';
-import { useApp, type TestApp } from './helpers/app.js';
+import { PRODUCTION_ENV, useApp, type TestApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 import { rawRequest } from './helpers/raw-http.js';
 
@@ -10,6 +10,8 @@ const OTHER = 'https://evil.example';
 const app = useApp({ CORS_ORIGINS: `${FRONTEND}, https://app.example.org` });
 const closed = useApp();
 const open = useApp({ CORS_ORIGINS: '*' });
+const development = useApp({ NODE_ENV: 'development' });
+const production = useApp(PRODUCTION_ENV);
 
 const preflight = (a: TestApp, path: string, method: string, origin: string, headers = 'authorization,content-type') =>
   rawRequest(a.url + path, 'OPTIONS', { origin, 'access-control-request-method': method, 'access-control-request-headers': headers });
@@ -88,6 +90,43 @@ describe('CORS', () => {
     expect(withHeader.json()).toEqual({ data: { __typename: 'Query' } });
     const formPost = await rawRequest(`${app.url}/graphql`, 'POST', { origin: OTHER, 'content-type': 'text/plain' }, '{"query":"mutation { logout }"}');
     expect(formPost.status).toBe(400);
+  });
+});
+
+describe('development without CORS_ORIGINS: a frontend on the loopback, any port, is let in; production stays closed', () => {
+  const LOOPBACK = ['http://localhost:3000', 'http://localhost:5173', 'http://127.0.0.1:8080', 'http://localhost'];
+
+  test('development: a preflight from http://localhost:* or http://127.0.0.1:* is answered with that origin', async () => {
+    for (const origin of LOOPBACK) {
+      const res = await preflight(development, '/graphql', 'POST', origin, 'content-type,authorization,apollo-require-preflight');
+      expect({ origin, status: res.status, allowed: res.headers['access-control-allow-origin'] }).toEqual({ origin, status: 204, allowed: origin });
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    }
+    const owner = await member(development);
+    const ok = await rawRequest(`${development.url}/api/whoami`, 'GET', { origin: 'http://localhost:3000', authorization: `Bearer ${owner.access}` });
+    expect([ok.status, ok.headers['access-control-allow-origin']]).toEqual([200, 'http://localhost:3000']);
+  });
+
+  test('development: any other origin, https on the loopback, or a host that only starts like it, is still refused', async () => {
+    for (const origin of [OTHER, 'https://localhost:3000', 'http://localhost.evil.example:3000', 'http://127.0.0.1.evil.example', 'http://192.168.0.10:3000']) {
+      const res = await preflight(development, '/api/login', 'POST', origin);
+      expect({ origin, status: res.status, allowed: res.headers['access-control-allow-origin'] }).toEqual({ origin, status: 403, allowed: undefined });
+    }
+  });
+
+  test('production (and test) without CORS_ORIGINS refuse the loopback origins', async () => {
+    for (const a of [production, closed]) {
+      for (const origin of LOOPBACK) {
+        const res = await preflight(a, '/api/login', 'POST', origin);
+        expect({ origin, status: res.status, allowed: res.headers['access-control-allow-origin'] }).toEqual({ origin, status: 403, allowed: undefined });
+      }
+    }
+  });
+
+  test('development with CORS_ORIGINS set: the list alone', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).corsLoopback).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development', CORS_ORIGINS: 'https://app.example.org' }).corsLoopback).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMTP_URL: PRODUCTION_ENV.SMTP_URL }).corsLoopback).toBe(false);
   });
 });
 

@@ -36,6 +36,10 @@ describe('Dockerfile', () => {
     expect(install).not.toMatch(/--omit=dev|--production|--ignore-scripts/); // TypeScript, esbuild and the IDE's packages are dev dependencies; prepare bundles the IDE
     expect(build.lines.some((l) => /^RUN npm run build(:ts)?\b/.test(l))).toBe(true);
     expect(build.lines.some((l) => /^COPY web\b/.test(l))).toBe(true); // prepare runs web/build.mjs during the install
+    // ...and compiles what tsconfig.build.json includes: every folder of it is there before the install.
+    const beforeInstall = build.lines.slice(0, build.lines.indexOf(install)).filter((l) => l.startsWith('COPY ')).map((l) => l.split(/\s+/)[1]);
+    const compiled = (JSON.parse(readFileSync(`${ROOT}tsconfig.build.json`, 'utf8')) as { include: string[] }).include;
+    expect(beforeInstall).toEqual(expect.arrayContaining(['tsconfig.json', ...compiled]));
   });
 
   test('runs with the production dependencies as a non-root user, with what it reads at run time', () => {
@@ -99,6 +103,14 @@ describe('docker-compose.yml', () => {
     const secret = /:-(.*)\}$/.exec(app.environment!.JWT_SECRET!)?.[1] ?? '';
     expect(secret.length).toBeGreaterThanOrEqual(32);
     expect(app.ports).toContain('4000:4000');
+  });
+
+  test('production needs a mailer: the trial sends to its own Mailpit, whose page shows the mails', () => {
+    const app = compose.services.app!;
+    expect(app.environment?.SMTP_URL).toBe('${SMTP_URL:-smtp://mail:1025}');
+    expect(compose.services.mail?.image).toMatch(/^axllent\/mailpit:/);
+    expect(compose.services.mail?.ports).toContain('8025:8025');
+    expect(app.depends_on?.mail).toBeDefined();
   });
 
   test("attachments outlive the container: the service's DATA_DIR on a named volume", () => {

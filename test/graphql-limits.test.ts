@@ -1,8 +1,8 @@
-import { useApp } from './helpers/app.js';
+import { PRODUCTION_ENV, useApp } from './helpers/app.js';
 import { member } from './helpers/factories.js';
 
 const app = useApp();
-const production = useApp({ NODE_ENV: 'production' });
+const production = useApp(PRODUCTION_ENV);
 
 const nest = (depth: number): string => {
   let q = 'id';

@@ -151,6 +151,27 @@ describe('reservations by quantity pick with FOR UPDATE SKIP LOCKED', () => {
   });
 });
 
+describe('reservations by range over both instances', () => {
+  test('16 clients × 3 disjoint ranges of 5 tags at one unit: every range reserved whole', async () => {
+    const owner = await member(a);
+    const unit = await makeUnit(a, owner.org.id);
+    const { codes } = await stockTags(a, unit.unitId, 240);
+    const client = async (c: number) => {
+      const replies: Reply[] = [];
+      for (let k = 0; k < 3; k++) {
+        const first = (c * 3 + k) * 5;
+        const body = { reservations: [{ control_unit_id: unit.unitId, str_name: `c${c}-${k}`, str_begin: codes[first], str_finish: codes[first + 4] }] };
+        replies.push(await either(c).call('POST', '/api/tags-reservations', { token: owner.access, body }));
+      }
+      return replies;
+    };
+    const replies = (await Promise.all(Array.from({ length: 16 }, (_, c) => client(c)))).flat();
+    expect(replies.filter((r) => r.status !== 201).map(outcome)).toEqual([]);
+    const held = await rows<{ n: number; reservations: number }>(a, "select count(*)::int as n, count(distinct tags_reservation_id)::int as reservations from tag where last_control_unit_id = ? and str_status = 'RESERVED'", [unit.unitId]);
+    expect(held).toEqual([{ n: 240, reservations: 48 }]);
+  });
+});
+
 onPostgres('two instances on one database, requests alternating between them (PostgreSQL only: a PGlite database belongs to one process)', () => {
   test('the login throttle: failures at A and B add up to one count', async () => {
     const person = await makeUser(a);

@@ -35,6 +35,20 @@ test('the two commands are the whole set-up, and npm has them', () => {
   expect(scripts.test).toBeDefined();
 });
 
+test('no command of the README or operations runs the machine\'s node: npm, or the pinned node_modules/.bin/node', () => {
+  // Node 20 crashes importing argon2 (exit 139): a pasted `node ...` must not reach it.
+  const bare: string[] = [];
+  for (const file of ['README.md', 'docs/operations.md']) {
+    const text = readFileSync(`${ROOT}${file}`, 'utf8');
+    for (const [, block] of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
+      for (const line of block!.split('\n')) if (/(^|[\s|;&(])node\s/.test(line.replace(/#.*$/, ''))) bare.push(`${file}: ${line.trim()}`);
+    }
+  }
+  expect(bare).toEqual([]);
+  const scripts = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
+  expect(scripts.cli).toMatch(/build:ts && node dist\/src\/cli\.js$/);
+});
+
 test('the configuration table names every variable src/config.ts reads, with its default', () => {
   const start = README.indexOf('\n## Configuration (environment)\n');
   const rows = README.slice(start, README.indexOf('\n## ', start + 1)).split('\n').filter((l) => l.startsWith('| `'));

@@ -9,9 +9,20 @@ const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Re
 const EXPOSE_HEADERS = ['X-Request-Id', 'Retry-After', 'Warning', 'Idempotent-Replayed', 'X-SQL-Statements', 'X-Read-After'];
 const ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** `http://localhost[:port]` or `http://127.0.0.1[:port]` exactly (no path, no other host that merely starts so). */
+function isLoopbackHttp(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && url.origin === origin;
+}
+
 /**
- * CORS from the CORS_ORIGINS allow-list, for every path (REST, /graphql, the docs). Credentials are
- * never allowed: the service reads a bearer token, not cookies, so a page of another origin can
+ * CORS from the CORS_ORIGINS allow-list (in development without one: the loopback origins, any
+ * port), for every path (REST, /graphql, the docs). Credentials are never allowed: the service reads a bearer token, not cookies, so a page of another origin can
  * only act with a token it was given. A preflight from an allowed origin is answered here (204)
  * whatever the path; one from any other origin is a 403 in the contract's shape, so the browser
  * stops before the request is sent. A plain request from another origin runs as without CORS (the
@@ -21,7 +32,7 @@ const ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export function corsMiddleware(config: Config): Middleware {
   const any = config.CORS_ORIGINS.includes('*');
   const allowed = new Set(config.CORS_ORIGINS);
-  const isAllowed = (origin: string) => any || allowed.has(origin);
+  const isAllowed = (origin: string) => any || allowed.has(origin) || (config.corsLoopback && isLoopbackHttp(origin));
   const handler = cors({
     origin: (ctx) => {
       const origin = ctx.get('Origin');

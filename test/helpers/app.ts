@@ -96,6 +96,9 @@ export async function mustPost(app: TestApp, path: string, token: string, body: 
   return res;
 }
 
+/** A production service's settings in tests: production needs a mailer; nothing listens at this one, so a mail there is recorded FAILED. */
+export const PRODUCTION_ENV = { NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:9' };
+
 /** The configuration of a test's service (startApp's, and global-setup.ts's first start of a run), with `env` over it. */
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
