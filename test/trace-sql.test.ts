@@ -11,7 +11,7 @@ const app = useApp();
 describe('src/trace/sql', () => {
   test.each(TRACE_SQL_FUNCTIONS)("%s: the database's body is its file's", async (name) => {
     const text = traceSql(name);
-    expect(text).toMatch(new RegExp(`^create or replace function ${name}\\(`));
+    expect(text).toMatch(new RegExp(`^(--.*\\n)*create or replace function ${name}\\(`));
     const body = /\$fn\$([\s\S]*)\$fn\$$/.exec(text)?.[1];
     expect(body).toBeDefined();
     const rows = await app.service.orm.em.fork().execute<{ prosrc: string }[]>('select prosrc from pg_proc where proname = ?', [name]);

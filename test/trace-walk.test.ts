@@ -5,7 +5,7 @@ import { bruteForce, viaNotThere } from './helpers/trace-brute.js';
 import { at, hourOf, networkPlaces, randomStays, seeded, unitsAndEgresses, type NetworkStay, twoTravels } from './helpers/trace-network.js';
 
 /**
- * The walk (`trace_runs`, Migration0025TraceRuns) against a brute-force reading of DOMAIN.md's
+ * The walk (`trace_runs`, src/trace/sql/trace_runs.sql) against a brute-force reading of DOMAIN.md's
  * "Tracing" (test/helpers/trace-brute.ts): pairwise contacts between presences (a stay at a unit, or a ride on a
  * vehicle from an egress to the next stay), moves one at a time, round k = with at most k moves.
  * On random small networks, every stay the definition reaches is reached with the same fewest

@@ -1,3 +1,10 @@
+-- trace_run_state_load: loads the places trace_runs' candidates name that are not loaded yet (see
+-- trace_runs.sql): a unit's occupancy runs over its stays overlapping the window (gaps and islands), or a
+-- vehicle's rides and their runs. In the last round of a hop-limited walk a place is read from its
+-- earliest candidate on (backward: up to its latest). Each place is read through its index (lateral,
+-- `offset 0`): the temporary tables have no statistics.
+-- This file is the function's current definition (its body as Migration0067TraceStayKey applied it); a
+-- change to it comes with a migration that applies it again (src/trace/sql/trace-sql.ts).
 create or replace function trace_run_state_load(p_from timestamptz, p_to timestamptz, t_now timestamptz, p_vehicles boolean, p_forward boolean, p_last boolean)
 returns void language plpgsql as $fn$
 begin

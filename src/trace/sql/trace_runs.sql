@@ -1,3 +1,20 @@
+-- trace_runs: the outbreak trace's walk in SQL (DOMAIN.md, "Tracing"; docs/decisions/trace.md), the
+-- reference and the fallback of the walk in memory (src/trace/walk/trace-walk.ts, which returns the same
+-- rows, column for column). Called by src/trace/trace.reader.ts, one walk per direction.
+-- This file is the function's current definition, applied by Migration0072TraceViaPresent; a change to it
+-- comes with a migration that applies it again (src/trace/sql/trace-sql.ts; test/trace-sql.test.ts).
+--
+-- A place is a control unit or a vehicle (the travel an egress was loaded on, or the finished egress
+-- itself); a presence is a stay at a unit or a ride (from the egress that closed a stay to the next stay).
+-- Each place's occupancy runs carry a label: the earliest exposure (backward: the latest), `src` the
+-- animal that brought it, and every label with its round (`xs`, `ks`: a presence's fewest moves is the
+-- first round whose label reached it). Round k sends the presences newly reached on (to their next stay,
+-- backward the previous, or onto the vehicle: one move), then settles the vehicles, the rides' far ends
+-- (part of the same move), then the units; trace_run_state_load reads a place on its first mention.
+-- Past the window each traced animal's path is returned, one move per stay.
+-- A contact's via_animal_id: the run's source if it was at the place at ts_via; else, of the presences
+-- there then, another animal before the presence's own, the earliest exposed (backward: the latest),
+-- the smaller uuid (docs/decisions/trace.md, "Via: an animal that was there").
 create or replace function trace_runs(p_seed bigint[], p_from timestamptz, p_to timestamptz, p_forward boolean, p_max_hops integer)
 returns table (animal_id uuid, control_unit_id uuid, establishment_id uuid, stay_id bigint, ts_exposure timestamptz, int_hops integer, via_animal_id uuid, via_control_unit_id uuid, ts_via timestamptz, bl_seed boolean)
 language plpgsql set work_mem = '64MB' as $fn$

@@ -2,7 +2,7 @@ import { F_FROM, F_ID, F_TO, FLOATS, I_ANIMAL, I_ESTABLISHMENT, I_NEXT, I_PREVIO
 import { RunPresences } from './trace-via.js';
 
 /**
- * `trace_runs` (Migration0067TraceStayKey) in memory, one direction: the same rows, column for column
+ * `trace_runs` (src/trace/sql/trace_runs.sql) in memory, one direction: the same rows, column for column
  * (docs/decisions/trace.md, "The walk in memory"). The SQL's temporary tables become typed arrays:
  * places (units 0..U-1, vehicles U+v) are loaded on first mention, exactly as trace_run_state_load
  * loads them (including the narrowed bounds of a hop limit's last round, which decide the runs);
