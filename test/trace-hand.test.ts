@@ -104,7 +104,7 @@ describe('backward through a truck, the ride and the unit it left are one move',
 });
 
 describe('via_animal_id names an animal that was there at ts_via, itself traced', () => {
-  test('forward at a unit: an animal that arrives after the one that brought the exposure left names the earliest exposed one still there', async () => {
+  test('forward at a unit: an animal that arrives after the one that brought the exposure left names the one that arrived there last', async () => {
     const [farm, pen, away] = await Promise.all(['FARM', 'FEEDLOT', 'FARM'].map((t) => holding(app, county, t)));
     const ids = await herd(['s', 'p1', 'p2', 'p3'], farm);
     await stay(ids.s!, farm, 0, 2); // the seed
@@ -112,27 +112,27 @@ describe('via_animal_id names an animal that was there at ts_via, itself traced'
     await stay(ids.s!, away, 5, null);
     await stay(ids.p3!, pen, 1, 12); // there before s: exposed on day 3
     await stay(ids.p1!, pen, 3.5, 10); // arrives while s is there: exposed on day 3.5
-    await stay(ids.p2!, pen, 6, 8); // arrives after s left: p3 and p1 are there, p3 exposed first
+    await stay(ids.p2!, pen, 6, 8); // arrives after s left: p3 and p1 are there, p1 arrived last
     for (const [walk, r] of await bothWalks({ establishment_id: farm.unit.establishmentId, ts_from: new Date(day(0)), ts_to: new Date(day(30)), str_direction: 'FORWARD' })) {
       const by = byName(ids, r);
       expect([walk, by.p1]).toMatchObject([walk, { int_hops: 1, via_animal_id: ids.s, via_control_unit_id: pen.unit.unitId, ts_via: new Date(day(3.5)) }]);
       expect([walk, by.p3]).toMatchObject([walk, { int_hops: 1, via_animal_id: ids.s, ts_via: new Date(day(3)) }]);
-      expect([walk, by.p2]).toMatchObject([walk, { int_hops: 1, via_animal_id: ids.p3, via_control_unit_id: pen.unit.unitId, ts_via: new Date(day(6)) }]);
+      expect([walk, by.p2]).toMatchObject([walk, { int_hops: 1, via_animal_id: ids.p1, via_control_unit_id: pen.unit.unitId, ts_via: new Date(day(6)) }]);
     }
   });
 
-  test('backward at a unit: an animal that left before the one that carried the exposure back arrived names the latest exposed one there', async () => {
+  test('backward at a unit: an animal that left before the one that carried the exposure back arrived names the one that arrived there last', async () => {
     const [pen, slaughterhouse] = await Promise.all(['FEEDLOT', 'SLAUGHTERHOUSE'].map((t) => holding(app, county, t)));
     const ids = await herd(['s', 'p0', 'p1', 'p3'], pen);
     await stay(ids.s!, pen, 3, 4); // carries the pen's exposure back: there 3-4
     await stay(ids.s!, slaughterhouse, 5, null); // the seed
-    await stay(ids.p3!, pen, 0.5, 12); // still there when s left: exposed (backward) on day 4
+    await stay(ids.p3!, pen, 0.5, 12); // there before and after s
     await stay(ids.p1!, pen, 1, 3.5); // met s on day 3.5
-    await stay(ids.p0!, pen, 0, 2); // left before s arrived: p3 and p1 were there on day 2, p3 exposed last
+    await stay(ids.p0!, pen, 0, 2); // left before s arrived: p3 and p1 were there on day 2, p1 arrived last
     for (const [walk, r] of await bothWalks({ establishment_id: slaughterhouse.unit.establishmentId, ts_from: new Date(day(0)), ts_to: new Date(day(30)), str_direction: 'BACKWARD' })) {
       const by = byName(ids, r);
       expect([walk, by.p1]).toMatchObject([walk, { int_hops: 1, via_animal_id: ids.s, ts_via: new Date(day(3.5)) }]);
-      expect([walk, by.p0]).toMatchObject([walk, { int_hops: 1, via_animal_id: ids.p3, via_control_unit_id: pen.unit.unitId, ts_via: new Date(day(2)) }]);
+      expect([walk, by.p0]).toMatchObject([walk, { int_hops: 1, via_animal_id: ids.p1, via_control_unit_id: pen.unit.unitId, ts_via: new Date(day(2)) }]);
     }
   });
 

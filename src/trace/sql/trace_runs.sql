@@ -12,9 +12,9 @@
 -- backward the previous, or onto the vehicle: one move), then settles the vehicles, the rides' far ends
 -- (part of the same move), then the units; trace_run_state_load reads a place on its first mention.
 -- Past the window each traced animal's path is returned, one move per stay.
--- A contact's via_animal_id: the run's source if it was at the place at ts_via; else, of the presences
--- there then, another animal before the presence's own, the earliest exposed (backward: the latest),
--- the smaller uuid (docs/decisions/trace.md, "Via: an animal that was there").
+-- A contact's via_animal_id: the run's source if it was at the place at ts_via; else another animal
+-- there then, the one that arrived last by ts_via, ties to the smaller uuid; else the animal itself
+-- (docs/decisions/trace.md, "Via: an animal that was there").
 create or replace function trace_runs(p_seed bigint[], p_from timestamptz, p_to timestamptz, p_forward boolean, p_max_hops integer)
 returns table (animal_id uuid, control_unit_id uuid, establishment_id uuid, stay_id bigint, ts_exposure timestamptz, int_hops integer, via_animal_id uuid, via_control_unit_id uuid, ts_via timestamptz, bl_seed boolean)
 language plpgsql set work_mem = '64MB' as $fn$
@@ -44,7 +44,13 @@ begin
   create temp table if not exists trace_wseed (stay_id bigint primary key) on commit drop;
   -- The animals whose path past the window a round already returned.
   create temp table if not exists trace_wdone (animal_id uuid not null) on commit drop;
-  truncate trace_wplace, trace_wride, trace_wrun, trace_wcand, trace_wseed, trace_wdone;
+  -- The unit presences the walk reached (its final pass), by unit and start.
+  create temp table if not exists trace_wreach (
+    animal_id uuid not null, unit_id uuid not null, establishment_id uuid, stay_id bigint not null, ex timestamptz not null, hops integer,
+    seed boolean not null, src uuid, sf timestamptz not null, sk timestamptz not null, st timestamptz not null
+  ) on commit drop;
+  create index if not exists trace_wreach_at on trace_wreach (unit_id, sf);
+  truncate trace_wplace, trace_wride, trace_wrun, trace_wcand, trace_wseed, trace_wdone, trace_wreach;
   if p_forward then
       truncate trace_wcand;
       insert into trace_wseed select distinct unnest(p_seed);
@@ -119,27 +125,29 @@ begin
         from best b where r.place = b.place and r.run = b.run and (r.x is null or b.x < r.x);
       delete from trace_wcand c where c.is_vehicle = false;
       end loop;
-      return query
-        with reached as materialized (
-          select s.animal_id, r.place as unit_id, s.establishment_id, s.id as stay_id, false as is_vehicle, greatest(s.ts_from, r.x) as ex, case when cardinality(r.ks) = 1 then r.ks[1] else (select min(g.k) from unnest(r.xs, r.ks) g(x, k) where g.x <= coalesce(s.ts_to, t_now)) end as hops,
-                 exists (select 1 from trace_wseed sd where sd.stay_id = s.id) as seed, r.src, s.ts_from as sf, coalesce(s.ts_to, 'infinity'::timestamptz) as sk,
-                 -- The contact it names: an animal that was at the unit at its exposure (see the header).
-                 case when s.animal_id = r.src or exists (select 1 from trace_wseed sd where sd.stay_id = s.id) then r.src
-                      when exists (select 1 from animal_stay z where z.animal_id = r.src and z.control_unit_id = r.place and z.ts_from <= greatest(s.ts_from, r.x)
-                                      and coalesce(z.ts_to, t_now) >= greatest(s.ts_from, r.x) and coalesce(z.ts_to, 'infinity'::timestamptz) >= greatest(s.ts_from, r.x)) then r.src
-                      else (select q.animal_id from animal_stay q
-                             where q.control_unit_id = r.place and q.ts_from >= r.r_from and q.ts_from <= greatest(s.ts_from, r.x)
-                               and coalesce(q.ts_to, t_now) >= greatest(s.ts_from, r.x) and coalesce(q.ts_to, 'infinity'::timestamptz) >= greatest(s.ts_from, r.x)
-                             order by q.animal_id = s.animal_id, greatest(q.ts_from, r.x), q.animal_id limit 1) end as via
+      -- The reached unit presences, kept with an index: a contact's animal is looked up among them (below).
+      insert into trace_wreach
+          select s.animal_id, r.place as unit_id, s.establishment_id, s.id as stay_id, greatest(s.ts_from, r.x) as ex, case when cardinality(r.ks) = 1 then r.ks[1] else (select min(g.k) from unnest(r.xs, r.ks) g(x, k) where g.x <= coalesce(s.ts_to, t_now)) end as hops,
+                 exists (select 1 from trace_wseed sd where sd.stay_id = s.id) as seed, r.src, s.ts_from as sf, coalesce(s.ts_to, 'infinity'::timestamptz) as sk, coalesce(s.ts_to, t_now) as st
             from (select r.place, r.run, r.r_from, r.r_to, r.x, r.x_prev, r.src, r.xs, r.ks, l.lo, l.hi from trace_wrun r join trace_wplace l on l.place = r.place
        where r.x is not null and not r.is_vehicle order by r.place offset 0) r
             join lateral (select s.id, s.animal_id, s.establishment_id, s.ts_from, s.ts_to, s.animals_egress_id from animal_stay s
-             where s.control_unit_id = r.place and s.ts_from >= r.r_from and s.ts_from <= least(r.r_to, r.hi) and coalesce(s.ts_to, t_now) >= r.x and coalesce(s.ts_to, t_now) >= r.lo and coalesce(s.ts_to, 'infinity'::timestamptz) >= r.lo offset 0) s on true
+             where s.control_unit_id = r.place and s.ts_from >= r.r_from and s.ts_from <= least(r.r_to, r.hi) and coalesce(s.ts_to, t_now) >= r.x and coalesce(s.ts_to, t_now) >= r.lo and coalesce(s.ts_to, 'infinity'::timestamptz) >= r.lo offset 0) s on true;
+      return query
+        with reached as materialized (
+          select w.animal_id, w.unit_id, w.establishment_id, w.stay_id, false as is_vehicle, w.ex, w.hops, w.seed, w.src, w.sf, w.sk,
+                 -- The contact it names: the run's source if it was there at the exposure, else another animal there, the last to arrive (see the header).
+                 case when w.seed or w.animal_id = w.src then w.src
+                      when exists (select 1 from animal_stay z where z.animal_id = w.src and z.control_unit_id = w.unit_id and z.ts_from <= w.ex
+                                      and coalesce(z.ts_to, t_now) >= w.ex and coalesce(z.ts_to, 'infinity'::timestamptz) >= w.ex) then w.src
+                      else coalesce((select q.animal_id from trace_wreach q where q.unit_id = w.unit_id and q.sf <= w.ex and q.st >= w.ex and q.animal_id <> w.animal_id
+                                     order by q.sf desc, q.animal_id limit 1), w.animal_id) end as via
+            from trace_wreach w
           union all
           select p.animal_id, null::uuid, null::uuid, p.stay_id, true, greatest(p.f, r.x), p.hops, false, r.src, p.loaded_from, p.f,
                  case when p.animal_id = r.src or exists (select 1 from trace_wride z where z.place = p.place and z.run = p.run and z.animal_id = r.src and z.f <= greatest(p.f, r.x) and z.t >= greatest(p.f, r.x)) then r.src
-                      else (select q.animal_id from trace_wride q where q.place = p.place and q.run = p.run and q.f <= greatest(p.f, r.x) and q.t >= greatest(p.f, r.x)
-                             order by q.animal_id = p.animal_id, greatest(q.f, r.x), q.animal_id limit 1) end
+                      else coalesce((select q.animal_id from trace_wride q where q.place = p.place and q.run = p.run and q.f <= greatest(p.f, r.x) and q.t >= greatest(p.f, r.x) and q.animal_id <> p.animal_id
+                             order by q.f desc, q.animal_id limit 1), p.animal_id) end
             from trace_wride p join trace_wrun r on r.place = p.place and r.run = p.run where p.hops is not null),
         anchor as (select distinct on (x.animal_id) x.animal_id, x.hops, x.is_vehicle, x.sf, x.sk, x.stay_id from reached x
                     where not exists (select 1 from trace_wdone d where d.animal_id = x.animal_id) order by x.animal_id, x.sf desc, x.stay_id desc, x.is_vehicle desc),
@@ -236,27 +244,29 @@ begin
         from best b where r.place = b.place and r.run = b.run and (r.x is null or b.x > r.x);
       delete from trace_wcand c where c.is_vehicle = false;
       end loop;
-      return query
-        with reached as materialized (
-          select s.animal_id, r.place as unit_id, s.establishment_id, s.id as stay_id, false as is_vehicle, least(coalesce(s.ts_to, t_now), r.x) as ex, case when cardinality(r.ks) = 1 then r.ks[1] else (select min(g.k) from unnest(r.xs, r.ks) g(x, k) where g.x >= s.ts_from) end as hops,
-                 exists (select 1 from trace_wseed sd where sd.stay_id = s.id) as seed, r.src, s.ts_from as sf, coalesce(s.ts_to, 'infinity'::timestamptz) as sk,
-                 -- The contact it names: an animal that was at the unit at its exposure (see the header).
-                 case when s.animal_id = r.src or exists (select 1 from trace_wseed sd where sd.stay_id = s.id) then r.src
-                      when exists (select 1 from animal_stay z where z.animal_id = r.src and z.control_unit_id = r.place and z.ts_from <= least(coalesce(s.ts_to, t_now), r.x)
-                                      and coalesce(z.ts_to, t_now) >= least(coalesce(s.ts_to, t_now), r.x) and coalesce(z.ts_to, 'infinity'::timestamptz) >= least(coalesce(s.ts_to, t_now), r.x)) then r.src
-                      else (select q.animal_id from animal_stay q
-                             where q.control_unit_id = r.place and q.ts_from >= r.r_from and q.ts_from <= least(coalesce(s.ts_to, t_now), r.x)
-                               and coalesce(q.ts_to, t_now) >= least(coalesce(s.ts_to, t_now), r.x) and coalesce(q.ts_to, 'infinity'::timestamptz) >= least(coalesce(s.ts_to, t_now), r.x)
-                             order by q.animal_id = s.animal_id, least(coalesce(q.ts_to, t_now), r.x) desc, q.animal_id limit 1) end as via
+      -- The reached unit presences, kept with an index: a contact's animal is looked up among them (below).
+      insert into trace_wreach
+          select s.animal_id, r.place as unit_id, s.establishment_id, s.id as stay_id, least(coalesce(s.ts_to, t_now), r.x) as ex, case when cardinality(r.ks) = 1 then r.ks[1] else (select min(g.k) from unnest(r.xs, r.ks) g(x, k) where g.x >= s.ts_from) end as hops,
+                 exists (select 1 from trace_wseed sd where sd.stay_id = s.id) as seed, r.src, s.ts_from as sf, coalesce(s.ts_to, 'infinity'::timestamptz) as sk, coalesce(s.ts_to, t_now) as st
             from (select r.place, r.run, r.r_from, r.r_to, r.x, r.x_prev, r.src, r.xs, r.ks, l.lo, l.hi from trace_wrun r join trace_wplace l on l.place = r.place
        where r.x is not null and not r.is_vehicle order by r.place offset 0) r
             join lateral (select s.id, s.animal_id, s.establishment_id, s.ts_from, s.ts_to, s.animals_egress_id from animal_stay s
-             where s.control_unit_id = r.place and s.ts_from >= r.r_from and s.ts_from <= least(r.r_to, r.hi, r.x) and coalesce(s.ts_to, t_now) >= r.lo and coalesce(s.ts_to, 'infinity'::timestamptz) >= r.lo offset 0) s on true
+             where s.control_unit_id = r.place and s.ts_from >= r.r_from and s.ts_from <= least(r.r_to, r.hi, r.x) and coalesce(s.ts_to, t_now) >= r.lo and coalesce(s.ts_to, 'infinity'::timestamptz) >= r.lo offset 0) s on true;
+      return query
+        with reached as materialized (
+          select w.animal_id, w.unit_id, w.establishment_id, w.stay_id, false as is_vehicle, w.ex, w.hops, w.seed, w.src, w.sf, w.sk,
+                 -- The contact it names: the run's source if it was there at the exposure, else another animal there, the last to arrive (see the header).
+                 case when w.seed or w.animal_id = w.src then w.src
+                      when exists (select 1 from animal_stay z where z.animal_id = w.src and z.control_unit_id = w.unit_id and z.ts_from <= w.ex
+                                      and coalesce(z.ts_to, t_now) >= w.ex and coalesce(z.ts_to, 'infinity'::timestamptz) >= w.ex) then w.src
+                      else coalesce((select q.animal_id from trace_wreach q where q.unit_id = w.unit_id and q.sf <= w.ex and q.st >= w.ex and q.animal_id <> w.animal_id
+                                     order by q.sf desc, q.animal_id limit 1), w.animal_id) end as via
+            from trace_wreach w
           union all
           select p.animal_id, null::uuid, null::uuid, p.stay_id, true, least(p.t, r.x), p.hops, false, r.src, p.loaded_from, p.f,
                  case when p.animal_id = r.src or exists (select 1 from trace_wride z where z.place = p.place and z.run = p.run and z.animal_id = r.src and z.f <= least(p.t, r.x) and z.t >= least(p.t, r.x)) then r.src
-                      else (select q.animal_id from trace_wride q where q.place = p.place and q.run = p.run and q.f <= least(p.t, r.x) and q.t >= least(p.t, r.x)
-                             order by q.animal_id = p.animal_id, least(q.t, r.x) desc, q.animal_id limit 1) end
+                      else coalesce((select q.animal_id from trace_wride q where q.place = p.place and q.run = p.run and q.f <= least(p.t, r.x) and q.t >= least(p.t, r.x) and q.animal_id <> p.animal_id
+                             order by q.f desc, q.animal_id limit 1), p.animal_id) end
             from trace_wride p join trace_wrun r on r.place = p.place and r.run = p.run where p.hops is not null),
         anchor as (select distinct on (x.animal_id) x.animal_id, x.hops, x.is_vehicle, x.sf, x.sk, x.stay_id from reached x
                     where not exists (select 1 from trace_wdone d where d.animal_id = x.animal_id) order by x.animal_id, x.sf, x.stay_id, x.is_vehicle),

@@ -3,13 +3,12 @@ import { IntList } from '../graph/trace-graph.js';
 /**
  * The animal a presence reached by a contact names (`via_animal_id`; docs/decisions/trace.md, "Via:
  * an animal that was there"), chosen among the presences of its occupancy run (a unit's stays or a
- * vehicle's rides), in `from` order: of the animals there at the contact's instant `e` (from ≤ e ≤
- * end), another animal before the presence's own; the animal that brought the run its exposure
- * first; then the earliest exposed (backward: the latest), `max(from, x)` (`min(end, x)`); then the
- * smaller uuid. The presence is itself there at `e`, so there is always one. The same choice as the
- * SQL walk's (src/trace/sql/trace_runs.sql). A run's presences are copied here once, on its first
- * contact; the source's own presences apart, so the common case (the source is still there) reads
- * only those.
+ * vehicle's rides), held in `from` order: the animal that brought the run its exposure, if it was
+ * there at the contact's instant `e` (from ≤ e ≤ end); otherwise another animal there at `e`, the one
+ * that arrived last by `e`, ties to the smaller uuid; the presence's own animal when no other was
+ * there. The same choice as the SQL walk's (src/trace/sql/trace_runs.sql). A run's presences are copied
+ * here on its first contact, the source's apart: the common case (the source is still there) reads
+ * those alone, the other a step back from `e` in from order.
  */
 export class RunPresences {
   private from = new Float64Array(256);
@@ -17,20 +16,16 @@ export class RunPresences {
   private animal = new Int32Array(256);
   private length = 0;
   private readonly ofSource = new IntList();
-  private x = NaN;
   private source = -1;
-  private forward = true;
   /** The run whose presences are held (-1: none). */
   run = -1;
 
   constructor(private readonly compareAnimals: (a: number, b: number) => number) {}
 
-  /** Empties the list for run `run`, its label `x` and the label's source animal. */
-  start(run: number, x: number, source: number, forward: boolean): void {
+  /** Empties the list for run `run` and the animal that brought its label. */
+  start(run: number, source: number): void {
     this.run = run;
-    this.x = x;
     this.source = source;
-    this.forward = forward;
     this.length = 0;
     this.ofSource.clear();
   }
@@ -58,25 +53,24 @@ export class RunPresences {
       const i = this.ofSource.data[k]!;
       if (from[i]! <= e && end[i]! >= e) return source;
     }
-    const fwd = this.forward;
-    const x = this.x;
+    // The last presence begun by e, then back: the first other animal still there, and its ties of arrival.
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (from[mid]! <= e) lo = mid + 1;
+      else hi = mid;
+    }
     let best = -1;
-    let bestOwn = true;
-    let bestExposure = NaN;
-    for (let i = 0; i < this.length && from[i]! <= e; i++) {
-      if (end[i]! < e) continue;
-      const q = animal[i]!;
-      const own = q === a;
-      const exposure = fwd ? Math.max(from[i]!, x) : Math.min(end[i]!, x);
-      const better =
-        best < 0 ||
-        (own !== bestOwn ? !own : exposure !== bestExposure ? (fwd ? exposure < bestExposure : exposure > bestExposure) : this.compareAnimals(q, best) < 0);
-      if (better) {
-        best = q;
-        bestOwn = own;
-        bestExposure = exposure;
+    let arrived = NaN;
+    for (let i = lo - 1; i >= 0; i--) {
+      if (best >= 0 && from[i]! < arrived) break;
+      if (end[i]! < e || animal[i] === a) continue;
+      if (best < 0 || this.compareAnimals(animal[i]!, best) < 0) {
+        best = animal[i]!;
+        arrived = from[i]!;
       }
     }
-    return best;
+    return best >= 0 ? best : a;
   }
 }

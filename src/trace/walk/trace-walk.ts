@@ -861,7 +861,7 @@ class Walk {
     const p = this.presences;
     if (p.run !== r) {
       const { F, I, now } = this;
-      p.start(r, this.rX.data[r]!, this.rSrc.data[r]!, this.fwd);
+      p.start(r, this.rSrc.data[r]!);
       const endAt = this.rMemberEnd.data[r]!;
       if (this.rPlace.data[r]! < this.U) {
         const members = this.unitMembers.data;
