@@ -33,9 +33,10 @@ RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache cl
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/public ./public
 # Read at run time: the REST door's GraphQL documents; the IBGE county list (loaded by the first start
-# on an empty database, and by `counties:import`).
+# on an empty database, and by `counties:import`); the trace's SQL functions (applied by migrations).
 COPY --from=build /app/rest/operations ./rest/operations
 COPY --from=build /app/docs/data ./docs/data
+COPY --from=build /app/src/trace/sql ./src/trace/sql
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 4000

@@ -8,7 +8,7 @@ import { at, networkPlaces, randomStays, seeded, unitsAndEgresses, type NetworkS
 
 /**
  * The in-memory walk (walkGraph over a TraceGraph loaded by graphStaysSql) equals `trace_runs`
- * (Migration0067TraceStayKey) row for row, every column, as multisets: on the random networks of
+ * (src/trace/sql/trace_runs.sql) row for row, every column, as multisets: on the random networks of
  * test/trace-walk.test.ts (paths that do not overlap) and of test/trace-walk-overlap.test.ts (a next
  * stay often begins before the previous one ended), from every unit and from an animal, forward and
  * backward, with hop limits 0–3 or none. Both walks read the same now: the statement's now(),

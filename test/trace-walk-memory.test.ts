@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { TraceGraph } from '../src/trace/graph/trace-graph.js';
 import type { GraphStay } from '../src/trace/graph/trace-graph.types.js';
 import { walkGraph, walkRows } from '../src/trace/walk/trace-walk.js';
-import { bruteForce } from './helpers/trace-brute.js';
+import { bruteForce, viaNotThere } from './helpers/trace-brute.js';
 import { seeded, type NetworkStay } from './helpers/trace-network.js';
 
 /**
@@ -55,6 +55,7 @@ const graphRows = (stays: NetworkStay[], vehicleOf: Map<string, string>): GraphS
 describe('the in-memory walk equals the definition on random networks', () => {
   test('forward and backward, hop limits 0–3 or none, seeded at a unit or an animal', () => {
     let reached = 0;
+    let contacts = 0;
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.boolean(), fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }), fc.boolean(), (seed, forward, maxHops, byUnit) => {
         const { stays, vehicleOf, units } = memoryNetwork(seed);
@@ -71,16 +72,22 @@ describe('the in-memory walk equals the definition on random networks', () => {
         const atEstablishment = graph.seedStays({ kind: 'establishment', id: establishment }, from, to, NOW).map((s) => graph.stayId(s));
         expect(atEstablishment.sort((a, b) => a - b)).toEqual(stays.filter((s) => s.establishment === establishment && inWindow(s)).map((s) => s.id));
         const expected = bruteForce(stays, vehicleOf, seeds, from, to, forward, maxHops);
-        const rows = walkRows(graph, walkGraph(graph, { seeds: seedStays, from, to, forward, maxHops, now: NOW })).filter((r) => r.control_unit_id !== null);
+        const all = walkRows(graph, walkGraph(graph, { seeds: seedStays, from, to, forward, maxHops, now: NOW }));
+        const rows = all.filter((r) => r.control_unit_id !== null);
         const actual = new Map(rows.map((r) => [r.stay_id, { hops: r.int_hops, exposure: r.ts_exposure }]));
         expect(rows).toHaveLength(actual.size);
         const sorted = (m: Map<number, unknown>) => [...m].sort(([a], [b]) => a - b);
         expect(sorted(actual)).toEqual(sorted(expected));
+        // Every contact names an animal that was there then (the unit, or the vehicle), itself traced.
+        const via = all.map((r) => ({ stay_id: r.stay_id, unit: r.control_unit_id, via: r.via_animal_id, at: r.ts_via, seed: r.bl_seed }));
+        expect(viaNotThere(stays, vehicleOf, expected, forward, via, NOW)).toEqual([]);
+        contacts += via.filter((r) => !r.seed && r.via !== null && r.via !== stays.find((s) => s.id === r.stay_id)!.animal).length;
         reached += actual.size;
       }),
       { numRuns: 400 },
     );
     // The networks were not empty answers.
     expect(reached).toBeGreaterThan(2000);
+    expect(contacts).toBeGreaterThan(500);
   });
 });

@@ -75,7 +75,7 @@ export interface TracedStayRow {
 // prune; an animal's path is read in `animal_stay_path`'s order (key, start, id: Migration0067TraceStayKey),
 // which is the order of its starts since one animal's stays never nest (src/animals/stays.ts).
 
-/** The reach of the question as SQL: one `trace_runs` walk per direction (Migration0058TraceRunState). */
+/** The reach of the question as SQL: one `trace_runs` walk per direction (src/trace/sql/trace_runs.sql). */
 function reachedSql(q: TraceQuestion): { sql: string; params: unknown[] } {
   // The stays' future partition key beside the end's condition (docs/decisions/partitioning.md): implied by it, it prunes closed years.
   const seed = `array(select s.id from animal_stay s where ${q.seed.sql} and s.ts_from <= ? and coalesce(s.ts_to, now()) >= ? and ${stayKey('s')} >= ?)`;

@@ -35,6 +35,7 @@ function saveExamples(recorded: Examples): void {
  * service starts from it (PGLITE_IMAGE; migrations then find nothing to do, the county table is full).
  */
 const MIGRATIONS = new URL('../../src/db/migrations/', import.meta.url);
+const TRACE_SQL = new URL('../../src/trace/sql/', import.meta.url);
 const STARTED_FROM = ['../../src/places/county.autoload.ts', '../../docs/data/municipios.csv', '../../docs/data/estados.csv'];
 export const migratedImage = (() => {
   // Named after the PGlite MikroORM runs, too: another version may not read this one's data directory.
@@ -42,6 +43,8 @@ export const migratedImage = (() => {
   const pgliteVersion = (JSON.parse(readFileSync(join(pglite, '../../package.json'), 'utf8')) as { version: string }).version;
   const hash = createHash('sha256').update(pgliteVersion);
   for (const file of readdirSync(MIGRATIONS).sort()) hash.update(file).update(readFileSync(new URL(file, MIGRATIONS)));
+  // The trace's SQL functions, which migrations apply from their files.
+  for (const file of readdirSync(TRACE_SQL).sort()) hash.update(file).update(readFileSync(new URL(file, TRACE_SQL)));
   // The start also loads the county list into the empty database: the image holds it, so it changes with it.
   for (const file of STARTED_FROM) hash.update(readFileSync(new URL(file, import.meta.url)));
   return join(tmpdir(), `livestock-pglite-${hash.digest('hex').slice(0, 16)}.tar`);

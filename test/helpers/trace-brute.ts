@@ -102,3 +102,46 @@ export function bruteForce(stays: Stay[], vehicleOf: Map<string, string>, seeds:
   return answer;
 }
 
+
+/** A walk's row as the via check reads it: the stay (its ride when `unit` is null), the contact's animal and time. */
+export interface ViaRow {
+  stay_id: number;
+  unit: string | null;
+  via: string | null;
+  at: number | null;
+  seed: boolean;
+}
+
+/**
+ * docs/decisions/trace.md, "Via: an animal that was there": a presence reached by a contact names an
+ * animal that stood at its place (the unit, or the vehicle it rode) at `ts_via`, itself traced there by
+ * then (forward: exposed at or before `ts_via`; backward: at or after). The rows that break it, as
+ * text (none: it holds). `answer` is bruteForce's; open stays end at `now`.
+ */
+export function viaNotThere(stays: Stay[], vehicleOf: Map<string, string>, answer: Map<number, { exposure: number }>, forward: boolean, rows: ViaRow[], now = Infinity): string[] {
+  const byId = new Map(stays.map((s) => [s.id, s]));
+  const next = new Map<number, Stay>();
+  const byAnimal = new Map<string, Stay[]>();
+  for (const s of stays) byAnimal.set(s.animal, [...(byAnimal.get(s.animal) ?? []), s]);
+  for (const list of byAnimal.values()) {
+    list.sort((a, b) => a.f - b.f || a.id - b.id);
+    list.forEach((s, i) => list[i + 1] && next.set(s.id, list[i + 1]!));
+  }
+  const vehicle = (s: Stay) => (s.egress && s.t !== null ? vehicleOf.get(s.egress) : undefined);
+  const broken: string[] = [];
+  for (const r of rows) {
+    if (r.seed || r.via === null || r.at === null) continue;
+    const own = byId.get(r.stay_id)!;
+    if (r.via === own.animal) continue;
+    const at = r.at;
+    const there = (byAnimal.get(r.via) ?? []).some((q) => {
+      if (r.unit !== null) {
+        const e = answer.get(q.id)?.exposure;
+        return q.unit === r.unit && q.f <= at && at <= (q.t ?? now) && e !== undefined && (forward ? e <= at : e >= at);
+      }
+      return vehicle(q) !== undefined && vehicle(q) === vehicle(own) && q.t! <= at && at <= (next.get(q.id)?.f ?? now);
+    });
+    if (!there) broken.push(`stay ${r.stay_id}${r.unit === null ? "'s ride" : ''}: via ${r.via} at ${at}`);
+  }
+  return broken;
+}

@@ -46,6 +46,7 @@ import { Migration0067TraceStayKey } from './Migration0067TraceStayKey.js';
 import { Migration0068StayPartitions } from './Migration0068StayPartitions.js';
 import { Migration0070TraceAnswersExpire } from './Migration0070TraceAnswersExpire.js';
 import { Migration0071TraceChanges } from './Migration0071TraceChanges.js';
+import { Migration0072TraceViaPresent } from './Migration0072TraceViaPresent.js';
 import { Migration0075TraceGraphStale } from './Migration0075TraceGraphStale.js';
 import { Migration0080EudrStatements } from './Migration0080EudrStatements.js';
 import { Migration0081WebhookAttempts } from './Migration0081WebhookAttempts.js';
@@ -100,6 +101,7 @@ export const migrationsList = [
   { name: 'Migration0068StayPartitions', class: Migration0068StayPartitions },
   { name: 'Migration0070TraceAnswersExpire', class: Migration0070TraceAnswersExpire },
   { name: 'Migration0071TraceChanges', class: Migration0071TraceChanges },
+  { name: 'Migration0072TraceViaPresent', class: Migration0072TraceViaPresent },
   { name: 'Migration0075TraceGraphStale', class: Migration0075TraceGraphStale },
   { name: 'Migration0080EudrStatements', class: Migration0080EudrStatements },
   { name: 'Migration0081WebhookAttempts', class: Migration0081WebhookAttempts },

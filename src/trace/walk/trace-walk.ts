@@ -1,7 +1,8 @@
 import { F_FROM, F_ID, F_TO, FLOATS, I_ANIMAL, I_ESTABLISHMENT, I_NEXT, I_PREVIOUS, I_UNIT, I_VEHICLE, IntList, INTS, type TraceGraph } from '../graph/trace-graph.js';
+import { RunPresences } from './trace-via.js';
 
 /**
- * `trace_runs` (Migration0067TraceStayKey) in memory, one direction: the same rows, column for column
+ * `trace_runs` (src/trace/sql/trace_runs.sql) in memory, one direction: the same rows, column for column
  * (docs/decisions/trace.md, "The walk in memory"). The SQL's temporary tables become typed arrays:
  * places (units 0..U-1, vehicles U+v) are loaded on first mention, exactly as trace_run_state_load
  * loads them (including the narrowed bounds of a hop limit's last round, which decide the runs);
@@ -374,6 +375,8 @@ class Walk {
   private readonly scratch: IntList;
   /** A vehicle's riders while it loads. */
   private readonly scratch2: IntList;
+  /** The presences of the run whose contacts are being named. */
+  private readonly presences: RunPresences;
 
   constructor(
     private readonly graph: TraceGraph,
@@ -423,6 +426,7 @@ class Walk {
     this.changedVehicleRuns = scratch0.changedVehicleRuns;
     this.scratch = scratch0.list1;
     this.scratch2 = scratch0.list2;
+    this.presences = new RunPresences((a, b) => graph.compareAnimals(a, b));
   }
 
   run(): WalkResult {
@@ -852,6 +856,27 @@ class Walk {
     }
   }
 
+  /** The contact a presence of run r of animal `a`, exposed at `e`, names: one that was there then (trace-via.ts). */
+  private viaAt(r: number, a: number, e: number): number {
+    const p = this.presences;
+    if (p.run !== r) {
+      const { F, I, now } = this;
+      p.start(r, this.rSrc.data[r]!);
+      const endAt = this.rMemberEnd.data[r]!;
+      if (this.rPlace.data[r]! < this.U) {
+        const members = this.unitMembers.data;
+        for (let i = this.rMemberFirst.data[r]!; i < endAt; i++) {
+          const s = members[i]!;
+          const to = F[FLOATS * s + F_TO]!;
+          p.push(F[FLOATS * s + F_FROM]!, to !== to ? now : to, I[INTS * s + I_ANIMAL]!);
+        }
+      } else {
+        for (let i = this.rMemberFirst.data[r]!; i < endAt; i++) p.push(this.rideF.data[i]!, this.rideT.data[i]!, I[INTS * this.rideStay.data[i]! + I_ANIMAL]!);
+      }
+    }
+    return p.via(a, e);
+  }
+
   /** Whether row `row` is a better anchor than row `than` (forward: later; backward: earlier by (from, stay id, a ride after a stay)). */
   private betterAnchor(row: number, than: number): boolean {
     const { rows, F } = this;
@@ -917,7 +942,7 @@ class Walk {
           }
           const animal = I[INTS * s + I_ANIMAL]!;
           if (seeds[s] === 1) rows.add(animal, place, I[INTS * s + I_ESTABLISHMENT]!, s, ex, hops, -1, -1, NaN, 1);
-          else rows.add(animal, place, I[INTS * s + I_ESTABLISHMENT]!, s, ex, hops, src, place, ex, 0);
+          else rows.add(animal, place, I[INTS * s + I_ESTABLISHMENT]!, s, ex, hops, animal === src ? src : this.viaAt(r, animal, ex), place, ex, 0);
           this.consider(animal);
         }
       } else {
@@ -928,7 +953,7 @@ class Walk {
           const s = this.rideStay.data[i]!;
           const ex = fwd ? Math.max(this.rideF.data[i]!, x) : Math.min(this.rideT.data[i]!, x);
           const animal = I[INTS * s + I_ANIMAL]!;
-          rows.add(animal, -1, -1, s, ex, hops, src, -1, ex, 0);
+          rows.add(animal, -1, -1, s, ex, hops, animal === src ? src : this.viaAt(r, animal, ex), -1, ex, 0);
           this.consider(animal);
         }
       }
