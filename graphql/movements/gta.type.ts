@@ -1,6 +1,7 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { Context } from '../context.js';
 import { mapLoaded, type Loaded } from '../loaders.js';
+import { personal } from '../identity/user-as-seen.js';
 import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
@@ -97,7 +98,7 @@ export class GtaFieldsResolver {
   @FieldResolver(() => GtaResponsibleUser, { nullable: true })
   responsible_user(@Root() g: GtaRow, @Ctx() ctx: Context): Loaded<GtaResponsibleUser | null> {
     if (!g.responsible_user_id) return null;
-    return mapLoaded(ctx.loaders.userById.load(g.responsible_user_id), (u) => (u ? { id: u.id, str_document: u.str_document, str_name: u.str_name } : null));
+    return mapLoaded(ctx.loaders.userById.load(g.responsible_user_id), (u) => (u ? mapLoaded(personal(ctx, u, u.str_document), (str_document) => ({ id: u.id, str_document, str_name: u.str_name })) : null));
   }
 }
 

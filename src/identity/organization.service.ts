@@ -31,6 +31,9 @@ export const ORGANIZATION_SEARCH: SearchSpec = {
   query: ['str_name', 'str_document'],
 };
 
+/** Where a founder of an organization that already exists is sent instead. */
+export const ALREADY_REGISTERED = 'is already registered: ask its owners to invite you (POST /api/invite-requests)';
+
 export class OrganizationService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Organization> {
     return mustFindVisible(em, Organization, 'organization o', organizationPolicy.scope(actor), id, 'organization');
@@ -61,7 +64,8 @@ export class OrganizationService {
         const replayed = await replayCreate(tx, Organization, 'organization', 'Organization', 'ORGANIZATION_CREATED', input.id, hash, () => true);
         if (replayed) return replayed;
       }
-      if (await tx.count(Organization, { str_document: document })) throw DomainError.conflict('str_document');
+      // A CNPJ is public (the federal registry): saying it is taken tells nothing about a person.
+      if (await tx.count(Organization, { str_document: document })) throw DomainError.conflict('str_document', ALREADY_REGISTERED);
       if (!(await tx.count(User, { id: ownerId }))) throw DomainError.field('owner_user_id', 'no such user');
       const org = tx.create(Organization, { ...(input.id ? { id: input.id } : {}), str_name: input.str_name!.trim(), str_document: document });
       tx.persist(org);

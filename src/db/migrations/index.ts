@@ -46,6 +46,7 @@ import { Migration0067TraceStayKey } from './Migration0067TraceStayKey.js';
 import { Migration0068StayPartitions } from './Migration0068StayPartitions.js';
 import { Migration0070TraceAnswersExpire } from './Migration0070TraceAnswersExpire.js';
 import { Migration0071TraceChanges } from './Migration0071TraceChanges.js';
+import { Migration0078OrganizationInvites } from './Migration0078OrganizationInvites.js';
 
 /** Every migration, in order. New ones are appended; applied ones are never edited. */
 export const migrationsList = [
@@ -97,4 +98,5 @@ export const migrationsList = [
   { name: 'Migration0068StayPartitions', class: Migration0068StayPartitions },
   { name: 'Migration0070TraceAnswersExpire', class: Migration0070TraceAnswersExpire },
   { name: 'Migration0071TraceChanges', class: Migration0071TraceChanges },
+  { name: 'Migration0078OrganizationInvites', class: Migration0078OrganizationInvites },
 ];
