@@ -72,7 +72,7 @@ export class OrganizationInviteService {
       const placeholder = mails(email);
       const statement: Statement = {
         sql: `with found as (
-                select id, str_email, password_hash is not null as active from "user"
+                select id, str_email, ts_registration_confirmed_at is not null as active from "user"
                 where lower(str_email) = ? or str_document = ? order by (lower(str_email) = ?) desc, id limit 1),
               created as (
                 insert into "user" (id, str_name, str_email, str_document, str_type, bl_admin, str_phone)
