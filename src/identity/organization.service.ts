@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError } from '../shared/errors.js';
+import { DomainError, ORGANIZATION_REGISTERED } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
@@ -32,7 +32,7 @@ export const ORGANIZATION_SEARCH: SearchSpec = {
 };
 
 /** Where a founder of an organization that already exists is sent instead. */
-export const ALREADY_REGISTERED = 'is already registered: ask its owners to invite you (POST /api/invite-requests)';
+export const ALREADY_REGISTERED = ORGANIZATION_REGISTERED;
 
 export class OrganizationService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Organization> {
@@ -87,7 +87,7 @@ export class OrganizationService {
     return em.transactional(async (tx) => {
       const changes: Record<string, unknown> = {};
       if (document !== undefined && document !== org.str_document) {
-        if (await tx.count(Organization, { str_document: document, id: { $ne: id } })) throw DomainError.conflict('str_document');
+        if (await tx.count(Organization, { str_document: document, id: { $ne: id } })) throw DomainError.conflict('str_document', ALREADY_REGISTERED);
         org.str_document = changes.str_document = document;
       }
       if (input.str_name && input.str_name.trim() !== org.str_name) org.str_name = changes.str_name = input.str_name.trim();
