@@ -14,8 +14,6 @@ beforeAll(async () => {
   admin = { ...person, access: (await login(app, person)).access };
 });
 
-const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const formatCpf = (d: string) => `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
 
 /** How many users match a filter, as the administrator (who sees everyone) searches them. */
