@@ -21,10 +21,9 @@ export class Migration0078OrganizationInvites extends Migration {
         ts_decided_at timestamptz null,
         ts_created_at timestamptz not null default now(),
         ts_updated_at timestamptz not null default now()
-      );
-      create unique index organization_invite_pending on organization_invite (organization_id, user_id) where str_status = 'PENDING';
-      create unique index organization_invite_token on organization_invite (token_hash);
-      create index organization_invite_user on organization_invite (user_id) where str_status = 'PENDING';
-    `);
+      )`);
+    this.addSql(`create unique index organization_invite_pending on organization_invite (organization_id, user_id) where str_status = 'PENDING'`);
+    this.addSql(`create unique index organization_invite_token on organization_invite (token_hash)`);
+    this.addSql(`create index organization_invite_user on organization_invite (user_id) where str_status = 'PENDING'`);
   }
 }
