@@ -9,8 +9,14 @@ import type { OrganizationRef } from '../loaders.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
 import { personal, seesWhole } from './user-as-seen.js';
 
-/** A user's organizations are joined with the user when the query selects them. */
-export const USER_NEEDS: Needs = { organizations: { path: ['organizations'] } };
+/**
+ * A user's organizations are joined with the user when the query selects them, or any field only
+ * some readers see (whether the reader sees it hangs on them): no statement of its own.
+ */
+const ORGANIZATIONS = { path: ['organizations'] };
+export const USER_NEEDS: Needs = Object.fromEntries(
+  ['organizations', 'str_email', 'str_document', 'str_phone', 'bl_admin', 'bl_verified', 'county_id', 'organization_id', 'ts_terms_accepted_at'].map((field) => [field, ORGANIZATIONS]),
+);
 
 @ObjectType('UserOrganization')
 export class UserOrganization {

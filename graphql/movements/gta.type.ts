@@ -59,7 +59,8 @@ export const GTA_NEEDS: Needs = {
   to_control_unit: { path: ['to_control_unit'], next: () => CONTROL_UNIT_NEEDS },
   from_establishment: { path: ['from_establishment'], next: () => ESTABLISHMENT_NEEDS },
   to_establishment: { path: ['to_establishment'], next: () => ESTABLISHMENT_NEEDS },
-  responsible_user: { path: ['responsible_user'] },
+  // Its CPF shows only to those who see the person whole: their organizations come with them.
+  responsible_user: { path: ['responsible_user', 'organizations'] },
 };
 
 @Resolver(() => Gta)

@@ -101,7 +101,7 @@ export const ESTABLISHMENT_NEEDS: Needs = {
   str_county_ibge_uf_code: { path: ['county'] },
   str_county_name: { path: ['county'] },
   responsible_user: { path: ['responsible_user'], next: () => USER_NEEDS },
-  str_responsible_document: { path: ['responsible_user'] },
+  str_responsible_document: { path: ['responsible_user', 'organizations'] },
   str_responsible_user_name: { path: ['responsible_user'] },
 };
 
