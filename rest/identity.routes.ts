@@ -3,13 +3,20 @@ import type { Route } from './route.js';
 
 const id = { id: { variable: 'id', uuid: true } };
 
-export const userRoutes: Route[] = resourceRoutes({
-  path: '/api/users',
-  tag: 'User',
-  fields: { list: 'users', read: 'user', create: 'createUser', update: 'updateUser' },
-  noun: ['user', 'users'],
-  summaries: { index: 'Users the caller may see', create: 'Create a user (mails a confirm-registration token)' },
-});
+const inviteErrors = [400, 422, 500];
+
+export const userRoutes: Route[] = [
+  // A person is invited, never created outright: 202 whether or not they have an account (CONTRACT.md, Accounts).
+  ...resourceRoutes({
+    path: '/api/users',
+    tag: 'User',
+    fields: { list: 'users', read: 'user', create: 'createUser', update: 'updateUser' },
+    noun: ['user', 'users'],
+    summaries: { index: 'Users the caller may see', create: 'Invite a person to the active organization (a new address gets an account to confirm, an existing one an invitation to accept; the same answer either way)' },
+  }).map((r): Route => (r.operation === 'UserCreate' ? { ...r, status: 202 } : r)),
+  { method: 'POST', path: '/api/organization-invites/accept', auth: false, operation: 'OrganizationInviteAccept', status: 204, body: 'input', pick: 'acceptOrganizationInvite', summary: 'Join the organization an invitation mail names (its code)', tag: 'User', errors: inviteErrors },
+  { method: 'POST', path: '/api/organization-invites/decline', auth: false, operation: 'OrganizationInviteDecline', status: 204, body: 'input', pick: 'declineOrganizationInvite', summary: 'Decline an invitation (its code)', tag: 'User', errors: inviteErrors },
+];
 
 const member = { id: { variable: 'id', uuid: true }, user_id: { variable: 'user_id', uuid: true } };
 

@@ -23,7 +23,7 @@ const SCALARS: Record<string, Json> = {
 };
 
 const DESCRIPTIONS: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No content', 400: 'Bad request', 401: 'Unauthenticated', 403: 'Forbidden',
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 400: 'Bad request', 401: 'Unauthenticated', 403: 'Forbidden',
   404: 'Not found', 413: 'Payload too large', 422: 'Unprocessable', 428: 'Precondition required (accept the terms)', 429: 'Too many requests', 500: 'Internal error', 503: 'Unavailable',
 };
 

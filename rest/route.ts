@@ -9,7 +9,7 @@ export interface Route {
   auth: boolean;
   /** Name of the operation in rest/operations/*.graphql. */
   operation: string;
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   summary: string;
   tag: string;
   /** The JSON body becomes this variable (an input object); unknown keys are dropped and named in a Warning header. */

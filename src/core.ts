@@ -5,6 +5,7 @@ import { OrganizationService } from './identity/organization.service.js';
 import { LoginThrottle } from './identity/throttle.js';
 import { Tokens } from './identity/tokens.js';
 import { UserService } from './identity/user.service.js';
+import { OrganizationInviteService } from './identity/organization-invite.service.js';
 import type { Logger } from './shared/logger.js';
 import { Mailer } from './shared/mailer.js';
 import { CountyService } from './places/county.service.js';
@@ -49,6 +50,8 @@ import { WebhookService } from './outbox/webhook.service.js';
 export interface Core {
   auth: AuthService;
   users: UserService;
+  /** POST /api/users: a person invited to the caller's organization. */
+  organizationInvites: OrganizationInviteService;
   organizations: OrganizationService;
   counties: CountyService;
   establishments: EstablishmentService;
@@ -98,7 +101,7 @@ export function createCore(config: Config, log: Logger, pool?: pg.Pool, clock: C
   const integration = new IntegrationService(gtas);
   const eudr = new EudrService(config.EUDR_STATEMENT_MAX_BYTES);
   const traceProgress = new TraceProgress(log);
-  return { auth, users: new UserService(auth), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration, invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
+  return { auth, users: new UserService(auth), organizationInvites: new OrganizationInviteService(tokens, mailer, config.PUBLIC_URL), organizations: new OrganizationService(), counties: new CountyService(), establishments: new EstablishmentService(auth), controlUnits: new ControlUnitService(), vehicles: new VehicleService(), gtas, integration, invites: new InviteService(auth), inviteRequests: new InviteRequestService(),
     tags: new TagService(),
     tagsIngresses: new TagsIngressService(),
     tagsEgresses: new TagsEgressService(),

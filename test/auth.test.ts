@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { User } from '../src/identity/user.entity.js';
 import jwt from 'jsonwebtoken';
 import { hashToken } from '../src/identity/tokens.js';
 import { requestScope, type RequestScope } from '../src/shared/request-scope.js';
@@ -536,8 +537,8 @@ describe('POST /api/confirm-registration', () => {
     const owner = await member(app, 'OWNER');
     const newEmail = email('invited');
     const created = await app.call('POST', '/api/users', { token: owner.access, body: { str_name: 'Invited User', str_email: newEmail, str_document: cpf() } });
-    expect(created.status).toBe(201);
-    const userId = created.body.data.id;
+    expect(created.status).toBe(202);
+    const userId = (await app.service.orm.em.fork().findOneOrFail(User, { str_email: newEmail })).id;
 
     const mail = await lastMail(app, newEmail);
     expect(mail).not.toBeNull();

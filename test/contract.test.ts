@@ -151,13 +151,15 @@ const COUNTY: Shape = { name: 'County', fields: { ...stamps, ...many('str_ibge_c
 /** CONTRACT.md: `{id, str_name, str_role}` of User's `organizations`. */
 const USER_ORGANIZATION: Shape = { name: 'User Organization', fields: { id: req('uuid'), str_name: req('string'), str_role: req('string') } };
 
-/** CONTRACT.md (interface.md does not show User): required first, then the nullable ones; never a password hash or token. */
+/** CONTRACT.md (interface.md does not show User): required first (the rest null for a stranger, CONTRACT.md's Accounts), then the nullable ones; never a password hash or token. */
 const USER: Shape = {
   name: 'User',
   fields: {
     ...stamps,
-    ...many('str_name str_email str_document str_type', req('string')),
-    ...many('bl_admin bl_verified', req('boolean')),
+    // CONTRACT.md, Accounts: outside the person's organizations only id, str_name and str_type.
+    ...many('str_name str_type', req('string')),
+    ...many('str_email str_document', nul('string')),
+    ...many('bl_admin bl_verified', nul('boolean')),
     str_phone: nul('string'),
     ...many('county_id organization_id', nul('uuid')),
     ts_terms_accepted_at: nul('date-time'),
@@ -504,7 +506,7 @@ const integrationUser = () => official(app, county.id, 'INTEGRATION');
 async function registrationToken(): Promise<string> {
   const owner = await member(app, 'OWNER');
   const address = `invited.${randomUUID().slice(0, 12)}@example.com`;
-  ok(await app.call('POST', '/api/users', { token: owner.access, body: { str_name: 'Invited', str_email: address, str_document: cpf() } }), 201, 'POST /api/users');
+  ok(await app.call('POST', '/api/users', { token: owner.access, body: { str_name: 'Invited', str_email: address, str_document: cpf() } }), 202, 'POST /api/users');
   const token = tokenIn(await lastMail(app, address));
   if (!token) throw new Error('set-up: no confirm-registration token mailed');
   return token;

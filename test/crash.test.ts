@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ALREADY_REGISTERED } from '../src/identity/organization.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { buildService, startChild } from './helpers/child.js';
 import { cnpj, login, makeUser } from './helpers/factories.js';
@@ -51,7 +52,7 @@ onPostgres('Idempotency-Key after kill -9', () => {
     // for a taken document, never a second organization. A client id in the body closes that gap too.
     const inProgress = retried.filter((r) => JSON.stringify(r.body).includes('in progress'));
     expect(inProgress).toEqual([]);
-    const other = retried.filter((r) => r.status !== 201 && JSON.stringify(r.body) !== JSON.stringify({ error: 'CONFLICT', detail: { fields: { str_document: ['is already taken'] } } }));
+    const other = retried.filter((r) => r.status !== 201 && JSON.stringify(r.body) !== JSON.stringify({ error: 'CONFLICT', detail: { fields: { str_document: [ALREADY_REGISTERED] } } }));
     expect(other).toEqual([]);
     expect(retried.filter((r) => r.status === 201).length).toBeGreaterThan(creates.length * 0.9);
     const [{ n }] = await app.service.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from organization where str_document = any(array[?]::text[])', [creates.map((c) => c.body.str_document)]);

@@ -214,7 +214,9 @@ describe('POST /api/establishments', () => {
     const [user] = await db().find(User, { str_email: address });
     expect(user).toBeDefined();
     expect(e.responsible_user_id).toBe(user!.id);
-    expect(e.responsible_user).toMatchObject({ id: user!.id, str_name: 'Dona Maria', str_document: doc, str_type: 'PRODUCER' });
+    // Not a member of the owner's organization: name and type only (CONTRACT.md, Accounts).
+    expect(e.responsible_user).toMatchObject({ id: user!.id, str_name: 'Dona Maria', str_document: null, str_type: 'PRODUCER' });
+    expect(user!.str_document).toBe(doc);
     expect(user!.ts_registration_confirmed_at).toBeNull();
     const token = tokenIn(await lastMail(app, address));
     expect(token).not.toBe('');
@@ -599,7 +601,8 @@ describe('POST /api/establishments/unrestricted/search', () => {
       expect(a.str_document).toBe(companyDoc);
       expect(b.id).toBe(person.id);
       expect(b.str_document).toBe(`***.${personDoc.slice(3, 6)}.${personDoc.slice(6, 9)}-**`);
-      expect(b.str_responsible_document).toBe(`***.${owner.document.slice(3, 6)}.${owner.document.slice(6, 9)}-**`);
+      // A stranger to the responsible person: not even the masked CPF (CONTRACT.md, Accounts).
+      expect(b.str_responsible_document).toBeNull();
       expect(b.control_units).toHaveLength(1);
       expect(Object.keys(b.control_units[0]).sort()).toEqual(UNRESTRICTED_UNIT_KEYS);
       expect(b.control_units[0].str_responsible_user_name).toBe(owner.user.str_name);

@@ -35,8 +35,9 @@ async function someChanges() {
   expect(org.status).toBe(201);
   const owner = await login(app, founder, org.body.data.id);
   const created = await app.call('POST', '/api/users', { token: owner.access, body: { str_name: 'Created User', str_email: email('created'), str_document: cpf() } });
-  expect(created.status).toBe(201);
-  return { founder, orgId: org.body.data.id as string, userId: created.body.data.id as string };
+  expect(created.status).toBe(202);
+  const [user] = await em().execute<{ id: string }[]>('select id from "user" where str_email = ?', [created.body.data.str_email]);
+  return { founder, orgId: org.body.data.id as string, userId: user!.id };
 }
 
 test('changes leave events with their type, record and actor, and the chain verifies', async () => {
@@ -50,7 +51,9 @@ test('changes leave events with their type, record and actor, and the chain veri
   const userEvents = await eventsOf(userId);
   expect(userEvents.map((e) => e.str_type)).toEqual(['USER_CREATED']);
   expect(userEvents[0]).toMatchObject({ str_record_type: 'User', actor_id: founder.user.id });
-  expect(JSON.parse(userEvents[0]!.str_payload)).toMatchObject({ organization_id: orgId, str_role: 'OPERATOR' });
+  // The account joins on confirming; the invitation names the organization and the role.
+  const [invited] = await em().execute<{ str_payload: string }[]>(`select str_payload from event where str_type = 'USER_INVITED' and str_payload::jsonb ->> 'user_id' = ?`, [userId]);
+  expect(JSON.parse(invited!.str_payload)).toMatchObject({ organization_id: orgId, str_role: 'OPERATOR' });
 
   // The founder's two logins (plain, then with the organization active) each started a session.
   const founderEvents = await eventsOf(founder.user.id);

@@ -198,7 +198,7 @@ describe('GraphQL', () => {
   test('a missing required input field is VALIDATION_FAILED naming it, and writes nothing', async () => {
     const owner = await member(app);
     const document = cpf();
-    const res = await app.graphql('mutation Create($input: UserCreateInput!) { createUser(input: $input) { id } }', { input: { str_name: 'No Mail', str_document: document } }, owner.access);
+    const res = await app.graphql('mutation Create($input: UserCreateInput!) { createUser(input: $input) { str_status } }', { input: { str_name: 'No Mail', str_document: document } }, owner.access);
     expect(res.body.data ?? null).toBeNull();
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
@@ -209,7 +209,7 @@ describe('GraphQL', () => {
 
   test('a wrongly typed input field is VALIDATION_FAILED naming it', async () => {
     const owner = await member(app);
-    const res = await app.graphql('mutation Create($input: UserCreateInput!) { createUser(input: $input) { id } }', { input: { str_name: 'Typed', str_email: email(), str_document: cpf(), bl_admin: 'yes' } }, owner.access);
+    const res = await app.graphql('mutation Create($input: UserCreateInput!) { createUser(input: $input) { str_status } }', { input: { str_name: 'Typed', str_email: email(), str_document: cpf(), bl_admin: 'yes' } }, owner.access);
     expect(res.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
     expect(Object.keys(res.body.errors[0].extensions.detail.fields)).toEqual(['bl_admin']);
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ALREADY_REGISTERED } from '../src/identity/organization.service.js';
 import { useApp } from './helpers/app.js';
 import { cnpj, cpf, email, member } from './helpers/factories.js';
 
@@ -120,7 +121,7 @@ test("a key belongs to its caller: another user's same key runs fresh", async ()
   // And B's repeat of A's exact body is not A's replay either: it runs, and finds the document taken.
   const copy = await app.call('POST', '/api/organizations', { token: b.access, body: bodyA, headers: { 'Idempotency-Key': key() } });
   expect(copy.status).toBe(422);
-  expect(copy.body).toEqual({ error: 'CONFLICT', detail: { fields: { str_document: ['is already taken'] } } });
+  expect(copy.body).toEqual({ error: 'CONFLICT', detail: { fields: { str_document: [ALREADY_REGISTERED] } } });
 });
 
 test.each([
@@ -214,7 +215,7 @@ test('a POST without the header is unaffected: a repeat runs again', async () =>
   expect(first.status).toBe(201);
   const again = await app.call('POST', '/api/organizations', { token: owner.access, body });
   expect(again.status).toBe(422);
-  expect(again.body).toEqual({ error: 'CONFLICT', detail: { fields: { str_document: ['is already taken'] } } });
+  expect(again.body).toEqual({ error: 'CONFLICT', detail: { fields: { str_document: [ALREADY_REGISTERED] } } });
   expect(again.headers.get('idempotent-replayed')).toBeNull();
   expect(await orgsWithDocument(body.str_document)).toBe(1);
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ALREADY_REGISTERED } from '../src/identity/organization.service.js';
 import { useApp } from './helpers/app.js';
 import { cnpj, login, makeOrganization, makeUser, member, type Person } from './helpers/factories.js';
 import { Membership, type Role } from '../src/identity/membership.entity.js';
@@ -93,7 +94,9 @@ describe('POST /api/organizations', () => {
     const res = await app.call('POST', '/api/organizations', { token: caller.access, body: { str_name: name, str_document: formatCnpj(existing.str_document) } });
     expect(res.status).toBe(422);
     expect(res.body.error).toBe('CONFLICT');
-    expect(Object.keys(res.body.detail.fields)).toEqual(['str_document']);
+    // A CNPJ is public: the answer says it is registered and where to ask to join, nothing of a person.
+    expect(res.body.detail).toEqual({ fields: { str_document: [ALREADY_REGISTERED] } });
+    expect(ALREADY_REGISTERED).toContain('POST /api/invite-requests');
     expect(await countOrgs({ str_name: name })).toBe(0);
     expect(await countOrgs({ str_document: existing.str_document })).toBe(1);
     const who = await app.call('GET', '/api/whoami', { token: caller.access });
@@ -115,7 +118,7 @@ describe('POST /api/organizations', () => {
     const doc = cnpj();
     const replies = await Promise.all([0, 1, 2, 3].map(() => app.call('POST', '/api/organizations', { token: caller.access, body: { str_name: uniqueName(), str_document: doc } })));
     expect(replies.map((r) => r.status).sort()).toEqual([201, 422, 422, 422]);
-    for (const r of replies.filter((x) => x.status !== 201)) expect(r.body).toEqual({ error: 'CONFLICT', detail: { fields: { str_document: ['is already taken'] } } });
+    for (const r of replies.filter((x) => x.status !== 201)) expect(r.body).toEqual({ error: 'CONFLICT', detail: { fields: { str_document: [ALREADY_REGISTERED] } } });
     expect(await countOrgs({ str_document: doc })).toBe(1);
   });
 

@@ -44,6 +44,8 @@ describe('reads narrowed to the selected columns', () => {
     const responsible = await makeUser(app);
     const unit = await makeUnit(app, owner.org.id);
     const em = app.service.orm.em.fork();
+    // A member, so the owner sees the person whole (CONTRACT.md, Accounts).
+    await em.execute(`insert into membership (id, user_id, organization_id, str_role) values (?, ?, ?, 'VIEWER')`, [randomUUID(), responsible.user.id, owner.org.id]);
     const second = randomUUID();
     await em.execute(`insert into control_unit (id, establishment_id, str_code, str_name, str_type, responsible_user_id) values (?, ?, ?, 'Piquete', 'PRODUCTION', ?)`, [
       second,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { useApp } from './helpers/app.js';
 import { cpf, email, member } from './helpers/factories.js';
 
@@ -13,9 +14,11 @@ test('an owner signs in and reads itself over REST and GraphQL', async () => {
   expect(gql.body.data.whoami.id).toBe(owner.user.id);
 });
 
-test('a client-chosen id that already exists is a 422 CONFLICT, not a 500, and writes nothing', async () => {
+test('a client-chosen id already used with another body is a 422 CONFLICT, not a 500, and writes nothing', async () => {
   const owner = await member(app);
-  const body = { id: owner.user.id, str_name: 'Copy', str_email: email('copy'), str_document: cpf() };
+  const first = { id: randomUUID(), str_name: 'First', str_email: email('first'), str_document: cpf() };
+  expect((await app.call('POST', '/api/users', { token: owner.access, body: first })).status).toBe(202);
+  const body = { id: first.id, str_name: 'Copy', str_email: email('copy'), str_document: cpf() };
   const res = await app.call('POST', '/api/users', { token: owner.access, body });
   expect(res.status).toBe(422);
   expect(res.body.error).toBe('CONFLICT');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { useApp } from './helpers/app.js';
-import { cpf, email, login, makeOrganization, makeUser, member, type Person } from './helpers/factories.js';
+import { cpf, email, lastMail, login, makeOrganization, makeUser, member, PASSWORD, tokenIn, type Person } from './helpers/factories.js';
+import { SentMessage } from '../src/shared/sent-message.entity.js';
 import { Membership, type Role } from '../src/identity/membership.entity.js';
 import type { Organization } from '../src/identity/organization.entity.js';
 import { User } from '../src/identity/user.entity.js';
@@ -13,8 +14,6 @@ beforeAll(async () => {
   admin = { ...person, access: (await login(app, person)).access };
 });
 
-const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const formatCpf = (d: string) => `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
 
 /** How many users match a filter, as the administrator (who sees everyone) searches them. */
@@ -48,36 +47,86 @@ const newUserBody = () => {
 const body = (b: ReturnType<typeof newUserBody>) => ({ str_name: b.str_name, str_email: b.str_email, str_document: b.str_document, str_type: b.str_type });
 
 describe('POST /api/users', () => {
-  test.each(['OWNER', 'MANAGER'] as const)('a %s of the active organization creates a user in it (OPERATOR by default)', async (role) => {
+  const INVITED = (mail: string) => ({ data: { str_status: 'INVITED', str_email: mail } });
+
+  /** The members of an organization as its owner lists them: [user id, role]. */
+  async function membersOf(owner: { access: string; org: Organization }): Promise<[string, string][]> {
+    const res = await app.call('GET', `/api/organizations/${owner.org.id}/members?int_max_results=500`, { token: owner.access });
+    expect(res.status).toBe(200);
+    return res.body.data.map((m: { user_id: string; str_role: string }) => [m.user_id, m.str_role]);
+  }
+
+  test.each(['OWNER', 'MANAGER'] as const)('a %s invites a new address: 202 INVITED, an inactive account that joins (OPERATOR) on confirming', async (role) => {
     const caller = await member(app, role);
     const b = newUserBody();
     const res = await app.call('POST', '/api/users', { token: caller.access, body: body(b) });
-    expect(res.status).toBe(201);
-    const u = res.body.data;
-    expect(Object.keys(res.body)).toEqual(['data']);
-    expect(u.id).toMatch(UUID_RE);
-    expect(u.str_name).toBe('Maria Nova');
-    expect(u.str_email).toBe(b._mail);
-    expect(u.str_document).toBe(b._doc);
-    expect(u.str_type).toBe('PRODUCER');
-    expect(u.bl_admin).toBe(false);
-    expect(typeof u.bl_verified).toBe('boolean');
-    expect(u.organizations).toEqual([{ id: caller.org.id, str_name: caller.org.str_name, str_role: 'OPERATOR' }]);
-    expect(u.ts_created_at).toMatch(ISO_Z);
-    expect(u.ts_updated_at).toMatch(ISO_Z);
-    expect(u).not.toHaveProperty('password_hash');
-    // the caller sees it afterwards
-    const read = await app.call('GET', `/api/users/${u.id}`, { token: caller.access });
-    expect(read.status).toBe(200);
-    expect(read.body.data.str_email).toBe(b._mail);
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual(INVITED(b._mail));
+    const [created] = await app.service.orm.em.fork().find(User, { str_email: b._mail });
+    expect(created).toMatchObject({ str_name: 'Maria Nova', str_document: b._doc, str_type: 'PRODUCER', password_hash: null });
+    // Not a member until the person confirms.
+    expect((await membersOf(caller)).map(([id]) => id)).not.toContain(created!.id);
+    const mail = await lastMail(app, b._mail);
+    expect(mail?.str_template).toBe('CONFIRM_REGISTRATION');
+    expect((await app.call('POST', '/api/confirm-registration', { body: { str_token: tokenIn(mail), str_password: PASSWORD } })).status).toBe(204);
+    expect(await membersOf(caller)).toContainEqual([created!.id, 'OPERATOR']);
+    const session = await login(app, { user: created!, email: b._mail, document: b._doc, password: PASSWORD });
+    const me = await app.call('GET', '/api/whoami', { token: session.access });
+    expect(me.body.data.organization_id).toBe(caller.org.id);
   });
 
-  test('an explicit str_role is the role given in the organization', async () => {
+  test('an explicit str_role is the role the person joins with', async () => {
     const owner = await member(app, 'OWNER');
     const b = newUserBody();
-    const res = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), str_role: 'VIEWER' } });
-    expect(res.status).toBe(201);
-    expect(res.body.data.organizations).toEqual([{ id: owner.org.id, str_name: owner.org.str_name, str_role: 'VIEWER' }]);
+    expect((await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), str_role: 'VIEWER' } })).status).toBe(202);
+    await app.call('POST', '/api/confirm-registration', { body: { str_token: tokenIn(await lastMail(app, b._mail)), str_password: PASSWORD } });
+    const [created] = await app.service.orm.em.fork().find(User, { str_email: b._mail });
+    expect(await membersOf(owner)).toContainEqual([created!.id, 'VIEWER']);
+  });
+
+  test('an existing address (any case): the same 202, no account made, an invitation its owner accepts; the member appears then', async () => {
+    const owner = await member(app);
+    const existing = await makeUser(app);
+    const b = newUserBody();
+    const res = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), str_email: existing.email.toUpperCase(), str_role: 'MANAGER' } });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual(INVITED(existing.email));
+    expect(await countUsers({ str_document: b._doc })).toBe(0);
+    expect((await membersOf(owner)).map(([id]) => id)).not.toContain(existing.user.id);
+    const mail = await lastMail(app, existing.email);
+    expect(mail?.str_template).toBe('ORGANIZATION_INVITE');
+    expect(mail?.str_body).toContain(owner.org.str_name);
+    const accepted = await app.call('POST', '/api/organization-invites/accept', { body: { str_token: tokenIn(mail) } });
+    expect(accepted.status).toBe(204);
+    expect(await membersOf(owner)).toContainEqual([existing.user.id, 'MANAGER']);
+    const again = await app.call('POST', '/api/organization-invites/accept', { body: { str_token: tokenIn(mail) } });
+    expect(again.status).toBe(422);
+    expect(Object.keys(again.body.detail.fields)).toEqual(['str_token']);
+  });
+
+  test('an existing CPF under another address: the same 202 naming the address sent; the account’s own address is asked, and may decline', async () => {
+    const owner = await member(app);
+    const existing = await makeUser(app);
+    const b = newUserBody();
+    const res = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), str_document: formatCpf(existing.document) } });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual(INVITED(b._mail));
+    expect(await countUsers({ str_email: b._mail })).toBe(0);
+    expect(await lastMail(app, b._mail)).toBeNull();
+    const mail = await lastMail(app, existing.email);
+    expect(mail?.str_template).toBe('ORGANIZATION_INVITE');
+    expect((await app.call('POST', '/api/organization-invites/decline', { body: { str_token: tokenIn(mail) } })).status).toBe(204);
+    const late = await app.call('POST', '/api/organization-invites/accept', { body: { str_token: tokenIn(mail) } });
+    expect(late.status).toBe(422);
+    expect((await membersOf(owner)).map(([id]) => id)).not.toContain(existing.user.id);
+  });
+
+  test('an unknown or empty invitation code: 422 naming str_token', async () => {
+    for (const str_token of ['x'.repeat(43), '']) {
+      const res = await app.call('POST', '/api/organization-invites/accept', { body: { str_token } });
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.body.detail.fields)).toEqual(['str_token']);
+    }
   });
 
   test.each(['OPERATOR', 'VIEWER'] as const)('an %s may not create users (403, nothing written)', async (role) => {
@@ -105,12 +154,11 @@ describe('POST /api/users', () => {
     expect(res.body.error).toBe('UNAUTHENTICATED');
   });
 
-  test('an administrator creates a user anywhere and may set bl_admin', async () => {
+  test('an administrator may set bl_admin on a new account', async () => {
     const b = newUserBody();
     const res = await app.call('POST', '/api/users', { token: admin.access, body: { ...body(b), bl_admin: true } });
-    expect(res.status).toBe(201);
-    expect(res.body.data.bl_admin).toBe(true);
-    expect(res.body.data.organizations).toEqual([]);
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual(INVITED(b._mail));
     expect(await countUsers({ str_email: b._mail, bl_admin: true })).toBe(1);
   });
 
@@ -181,65 +229,57 @@ describe('POST /api/users', () => {
     expect(await countUsers({ str_email: b._mail })).toBe(0);
   });
 
-  test('a taken e-mail (any case): 422 CONFLICT naming str_email, nothing written', async () => {
-    const owner = await member(app);
-    const existing = await makeUser(app);
-    const b = newUserBody();
-    const res = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), str_email: existing.email.toUpperCase() } });
-    expect(res.status).toBe(422);
-    expect(res.body.error).toBe('CONFLICT');
-    expect(Object.keys(res.body.detail.fields)).toEqual(['str_email']);
-    expect(await countUsers({ str_document: b._doc })).toBe(0);
-    expect(await countUsers({ str_email: existing.email })).toBe(1);
-  });
-
-  test('a taken document (formatted differently): 422 CONFLICT naming str_document, nothing written', async () => {
-    const owner = await member(app);
-    const existing = await makeUser(app);
-    const b = newUserBody();
-    const res = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), str_document: formatCpf(existing.document) } });
-    expect(res.status).toBe(422);
-    expect(res.body.error).toBe('CONFLICT');
-    expect(Object.keys(res.body.detail.fields)).toEqual(['str_document']);
-    expect(await countUsers({ str_email: b._mail })).toBe(0);
-    expect(await countUsers({ str_document: existing.document })).toBe(1);
-  });
-
-  test('concurrent creates with one e-mail: one 201, the others 422 CONFLICT naming str_email, one row', async () => {
+  test('concurrent invitations of one new address: every answer 202, one account', async () => {
     const owner = await member(app);
     const mail = email('race');
     const replies = await Promise.all(
       [0, 1, 2, 3, 4].map(() => app.call('POST', '/api/users', { token: owner.access, body: { str_name: 'Racer', str_email: mail, str_document: cpf() } })),
     );
-    expect(replies.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422]);
-    for (const r of replies.filter((x) => x.status !== 201)) expect(r.body).toEqual({ error: 'CONFLICT', detail: { fields: { str_email: ['is already taken'] } } });
+    expect(replies.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
     expect(await countUsers({ str_email: mail })).toBe(1);
+  });
+
+  test('the same client id and body again: the same answer, one mail; another body: 422 CONFLICT naming id', async () => {
+    const owner = await member(app);
+    const b = newUserBody();
+    const id = randomUUID();
+    const first = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), id } });
+    const again = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), id } });
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(again.body).toEqual(first.body);
+    const mails = await app.service.orm.em.fork().count(SentMessage, { str_to: b._mail });
+    expect(mails).toBe(1);
+    const other = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(newUserBody()), id } });
+    expect(other.status).toBe(422);
+    expect(Object.keys(other.body.detail.fields)).toEqual(['id']);
   });
 
   test('unknown body fields are ignored and listed in the Warning header', async () => {
     const owner = await member(app);
     const b = newUserBody();
     const res = await app.call('POST', '/api/users', { token: owner.access, body: { ...body(b), str_legacy_code: 'X1', int_shoe_size: 42 } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(202);
     const warning = res.headers.get('warning');
     expect(warning).toContain('str_legacy_code');
     expect(warning).toContain('int_shoe_size');
-    expect(res.body.data).not.toHaveProperty('str_legacy_code');
     const clean = await app.call('POST', '/api/users', { token: owner.access, body: body(newUserBody()) });
-    expect(clean.status).toBe(201);
+    expect(clean.status).toBe(202);
     expect(clean.headers.get('warning')).toBeNull();
   });
 });
 
 describe('GET /api/users/{id}', () => {
-  test('a member reads a user of its organization and itself', async () => {
+  test('a member reads a user of its organization (whole for an owner or manager, name and type for the others) and itself', async () => {
     const viewer = await member(app, 'VIEWER');
+    const manager = await member(app, 'MANAGER', viewer.org);
     const [other] = await addMembers(viewer.org, 1, 'OPERATOR');
+    const whole = await app.call('GET', `/api/users/${other!.user.id}`, { token: manager.access });
+    expect(whole.status).toBe(200);
+    expect(whole.body.data.str_email).toBe(other!.email);
+    expect(whole.body.data.organizations).toEqual([{ id: viewer.org.id, str_name: viewer.org.str_name, str_role: 'OPERATOR' }]);
     const res = await app.call('GET', `/api/users/${other!.user.id}`, { token: viewer.access });
     expect(res.status).toBe(200);
-    expect(res.body.data.id).toBe(other!.user.id);
-    expect(res.body.data.str_email).toBe(other!.email);
-    expect(res.body.data.organizations).toEqual([{ id: viewer.org.id, str_name: viewer.org.str_name, str_role: 'OPERATOR' }]);
+    expect(res.body.data).toMatchObject({ id: other!.user.id, str_name: other!.user.str_name, str_type: other!.user.str_type, str_email: null, str_document: null, str_phone: null, organizations: [] });
     const self = await app.call('GET', `/api/users/${viewer.user.id}`, { token: viewer.access });
     expect(self.status).toBe(200);
     expect(self.body.data.organization_id).toBe(viewer.org.id);
@@ -508,21 +548,19 @@ describe('POST /api/users/search', () => {
 });
 
 describe('GraphQL shares the core', () => {
-  const CREATE = 'mutation($input: UserCreateInput!) { createUser(input: $input) { id str_email str_document organizations { id str_role } } }';
+  const CREATE = 'mutation($input: UserCreateInput!) { createUser(input: $input) { str_status str_email } }';
 
-  test('createUser then REST reads it; users lists it', async () => {
+  test('createUser answers as REST; once the person confirms, users lists them', async () => {
     const manager = await member(app, 'MANAGER');
     const b = newUserBody();
     const created = await app.graphql(CREATE, { input: body(b) }, manager.access);
     expect(created.body.errors).toBeUndefined();
-    const u = created.body.data.createUser;
-    expect(u.str_email).toBe(b._mail);
-    expect(u.str_document).toBe(b._doc);
-    expect(u.organizations).toEqual([{ id: manager.org.id, str_role: 'OPERATOR' }]);
-    const rest = await app.call('GET', `/api/users/${u.id}`, { token: manager.access });
-    expect(rest.status).toBe(200);
-    const list = await app.graphql('query($f: JSONObject) { users(filter: $f) { data { id } meta { int_total_results } } }', { f: { str_email: b._mail } }, manager.access);
-    expect(list.body.data.users).toEqual({ data: [{ id: u.id }], meta: { int_total_results: 1 } });
+    expect(created.body.data.createUser).toEqual({ str_status: 'INVITED', str_email: b._mail });
+    const list = () => app.graphql('query($f: JSONObject) { users(filter: $f) { data { str_document } meta { int_total_results } } }', { f: { str_email: b._mail } }, manager.access);
+    expect((await list()).body.data.users.meta.int_total_results).toBe(0);
+    const confirmed = await app.graphql('mutation($t: String) { confirmRegistration(input: { str_token: $t, str_password: "correct horse battery" }) }', { t: tokenIn(await lastMail(app, b._mail)) });
+    expect(confirmed.body.errors).toBeUndefined();
+    expect((await list()).body.data.users).toEqual({ data: [{ str_document: b._doc }], meta: { int_total_results: 1 } });
   });
 
   test('createUser errors carry the same codes as REST', async () => {

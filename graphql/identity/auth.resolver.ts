@@ -7,19 +7,26 @@ import type { User as UserEntity } from '../../src/identity/user.entity.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
 import { ChangeOrgInput, LoginInput, RecoveryRequestInput, RefreshInput, TokenPair, TokenPasswordInput } from './auth.type.js';
 import { SelfUpdateInput, USER_NEEDS, User } from './user.type.js';
+import { shownWhole } from './user-as-seen.js';
 
 type Out<T> = Promise<T>;
+
+/** A token pair's user is its holder: the whole record (a login has no actor yet to judge by). */
+const ownPair = (pair: TokenPairRow): TokenPairRow => {
+  shownWhole(pair.user);
+  return pair;
+};
 
 @Resolver()
 export class AuthResolver {
   @Mutation(() => TokenPair)
   async login(@Arg('input', () => LoginInput, { nullable: true }) input: LoginInput | null, @Ctx() ctx: Context): Out<TokenPairRow> {
-    return ctx.core.auth.login(ctx.em, input ?? {}, ctx.address);
+    return ownPair(await ctx.core.auth.login(ctx.em, input ?? {}, ctx.address));
   }
 
   @Mutation(() => TokenPair)
   async refresh(@Arg('input', () => RefreshInput, { nullable: true }) input: RefreshInput | null, @Ctx() ctx: Context): Out<TokenPairRow> {
-    return ctx.core.auth.refresh(ctx.em, input?.refresh_token);
+    return ownPair(await ctx.core.auth.refresh(ctx.em, input?.refresh_token));
   }
 
   @Mutation(() => Boolean)
@@ -41,12 +48,12 @@ export class AuthResolver {
 
   @Mutation(() => TokenPair)
   async changeOrg(@Arg('input', () => ChangeOrgInput, { nullable: true }) input: ChangeOrgInput | null, @Ctx() ctx: Context): Out<TokenPairRow> {
-    return ctx.core.auth.changeOrg(ctx.em, requireActor(ctx), input?.organization_id);
+    return ownPair(await ctx.core.auth.changeOrg(ctx.em, requireActor(ctx), input?.organization_id));
   }
 
   @Mutation(() => TokenPair)
   async resetProfile(@Ctx() ctx: Context): Out<TokenPairRow> {
-    return ctx.core.auth.resetProfile(ctx.em, requireActor(ctx));
+    return ownPair(await ctx.core.auth.resetProfile(ctx.em, requireActor(ctx)));
   }
 
   @Mutation(() => Boolean, { description: 'Always true: whether the e-mail is known is never revealed.' })

@@ -8,3 +8,5 @@ export const UserTypeEnum = asEnum(USER_TYPES);
 export const RoleEnum = asEnum(ROLES);
 registerEnumType(UserTypeEnum, { name: 'UserType' });
 registerEnumType(RoleEnum, { name: 'Role' });
+export const InvitationStatusEnum = asEnum(['INVITED'] as const);
+registerEnumType(InvitationStatusEnum, { name: 'InvitationStatus' });

@@ -1,6 +1,7 @@
 import { Ctx, Field, FieldResolver, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
-import type { Loaded } from '../loaders.js';
+import { mapLoaded, type Loaded } from '../loaders.js';
+import { inOrganization } from './user-as-seen.js';
 import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
@@ -42,7 +43,7 @@ export const MEMBERSHIP_NEEDS: Needs = { user: { path: ['user'], next: () => USE
 export class MembershipFieldsResolver {
   @FieldResolver(() => User)
   user(@Root() m: MembershipRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
-    return ctx.loaders.userById.load(m.user_id);
+    return mapLoaded(ctx.loaders.userById.load(m.user_id), (u) => (u ? inOrganization(ctx, [u], m.organization_id)[0]! : null));
   }
 }
 

@@ -1,18 +1,40 @@
 import type { Context } from '../context.js';
 import { mapLoaded, type Loaded } from '../loaders.js';
-import { maskedUser } from '../../src/identity/user.masks.js';
-import type { UserRow } from '../../src/identity/user.reader.js';
+import { userPolicy } from '../../src/identity/user.policy.js';
+
+/** Rows a read already knows the caller sees whole (its own organization's members, read by its owner): no statement to ask. */
+const knownWhole = new WeakSet<object>();
 
 /**
- * A user a record names (a movement's operator), as the reader may see it: in full for the user
- * itself, an administrator, or a member of one of the user's organizations; masked for a reader of
- * another organization (the receiving end of a movement), the record's shape whole.
+ * Marks the rows of a read whose scope holds them to the caller's active organization (or to
+ * `organizationId`, a members page): whole when the caller manages it (user.policy's `seesWhole`).
  */
-export function userAsSeen(ctx: Context, userId: string | null): Loaded<UserRow | null> {
-  if (!userId) return null;
-  return mapLoaded(ctx.loaders.userById.load(userId), (user) => {
-    const actor = ctx.actor;
-    if (!user || (actor && (actor.isAdmin || actor.userId === user.id))) return user;
-    return mapLoaded(ctx.loaders.organizationsOfUser.load(user.id), (orgs) => (actor?.organizationId && orgs.some((o) => o.id === actor.organizationId) ? user : maskedUser(user)));
-  });
+export function inOrganization<T extends { id: string }>(ctx: Context, rows: T[], organizationId = ctx.actor?.organizationId ?? null): T[] {
+  if (!organizationId) return rows;
+  for (const row of rows) if (userPolicy.seesWhole(ctx.actor, row.id, [organizationId])) knownWhole.add(row);
+  return rows;
+}
+
+/** A user row the caller sees whole whatever it is (the user of the token pair it just got). */
+export function shownWhole<T extends object>(row: T): T {
+  knownWhole.add(row);
+  return row;
+}
+
+/** Whether the caller sees this person's whole record, or only `id`, `str_name` and `str_type`. */
+export function seesWhole(ctx: Context, user: { id: string }): Loaded<boolean> {
+  if (knownWhole.has(user)) return true;
+  if (!userPolicy.needsOrganizations(ctx.actor, user.id)) return userPolicy.seesWhole(ctx.actor, user.id, null);
+  return mapLoaded(ctx.loaders.organizationsOfUser.load(user.id), (orgs) =>
+    userPolicy.seesWhole(
+      ctx.actor,
+      user.id,
+      orgs.map((o) => o.id),
+    ),
+  );
+}
+
+/** A person's value as the caller may see it: null outside the person's organizations. */
+export function personal<T>(ctx: Context, user: { id: string }, value: T): Loaded<T | null> {
+  return mapLoaded(seesWhole(ctx, user), (whole) => (whole ? value : null));
 }

@@ -7,15 +7,20 @@ import { UUID } from '../shared/scalars.js';
 import type { User as UserEntity } from '../../src/identity/user.entity.js';
 import type { UserRow } from '../../src/identity/user.reader.js';
 import type { Paged } from '../../src/shared/pagination.js';
-import { USER_NEEDS, User, UserCreateInput, UserPage, UserUpdateInput } from './user.type.js';
+import { OrganizationInviteTokenInput, USER_NEEDS, User, UserCreateInput, UserInvitation, UserPage, UserUpdateInput } from './user.type.js';
+import type { Invitation } from '../../src/identity/organization-invite.service.js';
 import { USER_SEARCH } from '../../src/identity/user.service.js';
+import { inOrganization } from './user-as-seen.js';
 import { filtersOf, searchArgsOf, type SearchArgs } from '../shared/search-args.js';
 
 @Resolver(() => User)
 export class UserResolver {
   @Query(() => User)
   async user(@Arg('id', () => UUID) id: string, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<UserRow> {
-    return ctx.loaders.take(await ctx.core.users.read(ctx.db, requireActor(ctx), id, includeOf(info, USER_NEEDS)));
+    // The policy's scope: the caller, or a member of its active organization.
+    const row = ctx.loaders.take(await ctx.core.users.read(ctx.db, requireActor(ctx), id, includeOf(info, USER_NEEDS)));
+    inOrganization(ctx, [row]);
+    return row;
   }
 
   @Query(() => UserPage, { description: 'Users the caller may see; filters as in CONTRACT.md "Search bodies".' })
@@ -25,12 +30,26 @@ export class UserResolver {
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Paged<UserRow>> {
-    return ctx.loaders.takePage(await ctx.core.users.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, USER_NEEDS)));
+    const result = ctx.loaders.takePage(await ctx.core.users.page(ctx.db, requireActor(ctx), filtersOf(search), page, pageLookahead(info, USER_NEEDS)));
+    inOrganization(ctx, result.data);
+    return result;
   }
 
-  @Mutation(() => User)
-  async createUser(@Arg('input', () => UserCreateInput) input: UserCreateInput, @Ctx() ctx: Context): Promise<UserEntity> {
-    return ctx.core.users.create(ctx.em, requireActor(ctx), input);
+  @Mutation(() => UserInvitation, { description: "Invites a person to the active organization: a new address gets an account to confirm, an existing one an invitation to accept" })
+  async createUser(@Arg('input', () => UserCreateInput) input: UserCreateInput, @Ctx() ctx: Context): Promise<Invitation> {
+    return ctx.core.organizationInvites.invite(ctx.em, requireActor(ctx), input);
+  }
+
+  @Mutation(() => Boolean, { description: 'Joins the organization an invitation mail names' })
+  async acceptOrganizationInvite(@Arg('input', () => OrganizationInviteTokenInput, { nullable: true }) input: OrganizationInviteTokenInput | null, @Ctx() ctx: Context): Promise<boolean> {
+    await ctx.core.organizationInvites.decide(ctx.em, input?.str_token, true);
+    return true;
+  }
+
+  @Mutation(() => Boolean, { description: 'Declines the invitation a mail carries' })
+  async declineOrganizationInvite(@Arg('input', () => OrganizationInviteTokenInput, { nullable: true }) input: OrganizationInviteTokenInput | null, @Ctx() ctx: Context): Promise<boolean> {
+    await ctx.core.organizationInvites.decide(ctx.em, input?.str_token, false);
+    return true;
   }
 
   @Mutation(() => User)

@@ -3,7 +3,6 @@ import type { Context } from '../context.js';
 import { establishmentNameOfUnit, mapLoaded, type Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
-import { userAsSeen } from '../identity/user-as-seen.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { SocioenvironmentalStatusEnum } from '../places/enums.js';
 import { asEnum } from '../shared/enums.js';
@@ -108,7 +107,7 @@ export class AnimalsEgressFieldsResolver {
 
   @FieldResolver(() => User, { nullable: true })
   operator_user(@Root() e: AnimalsEgressRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
-    return userAsSeen(ctx, e.operator_user_id);
+    return operatorOf(e, ctx);
   }
 
   @FieldResolver(() => String, { nullable: true })

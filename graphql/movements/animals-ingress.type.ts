@@ -3,7 +3,6 @@ import type { Context } from '../context.js';
 import type { Loaded } from '../loaders.js';
 import type { Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
-import { userAsSeen } from '../identity/user-as-seen.js';
 import { CONTROL_UNIT_NEEDS, ControlUnit } from '../places/establishment.type.js';
 import { SocioenvironmentalStatusEnum } from '../places/enums.js';
 import { asEnum } from '../shared/enums.js';
@@ -76,7 +75,7 @@ export class AnimalsIngressFieldsResolver {
 
   @FieldResolver(() => User, { nullable: true })
   operator_user(@Root() i: AnimalsIngressRow, @Ctx() ctx: Context): Loaded<UserRow | null> {
-    return userAsSeen(ctx, i.operator_user_id);
+    return i.operator_user_id ? ctx.loaders.userById.load(i.operator_user_id) : null;
   }
 
   @FieldResolver(() => [AnimalsIngressGta])

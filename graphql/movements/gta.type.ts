@@ -1,6 +1,7 @@
 import { Ctx, Field, FieldResolver, InputType, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { Context } from '../context.js';
 import { mapLoaded, type Loaded } from '../loaders.js';
+import { personal } from '../identity/user-as-seen.js';
 import type { Needs } from '../lookahead.js';
 import { PaginationMeta } from '../shared/pagination.type.js';
 import { DateTime, UUID } from '../shared/scalars.js';
@@ -58,7 +59,8 @@ export const GTA_NEEDS: Needs = {
   to_control_unit: { path: ['to_control_unit'], next: () => CONTROL_UNIT_NEEDS },
   from_establishment: { path: ['from_establishment'], next: () => ESTABLISHMENT_NEEDS },
   to_establishment: { path: ['to_establishment'], next: () => ESTABLISHMENT_NEEDS },
-  responsible_user: { path: ['responsible_user'] },
+  // Its CPF shows only to those who see the person whole: their organizations come with them.
+  responsible_user: { path: ['responsible_user', 'organizations'] },
 };
 
 @Resolver(() => Gta)
@@ -97,7 +99,7 @@ export class GtaFieldsResolver {
   @FieldResolver(() => GtaResponsibleUser, { nullable: true })
   responsible_user(@Root() g: GtaRow, @Ctx() ctx: Context): Loaded<GtaResponsibleUser | null> {
     if (!g.responsible_user_id) return null;
-    return mapLoaded(ctx.loaders.userById.load(g.responsible_user_id), (u) => (u ? { id: u.id, str_document: u.str_document, str_name: u.str_name } : null));
+    return mapLoaded(ctx.loaders.userById.load(g.responsible_user_id), (u) => (u ? mapLoaded(personal(ctx, u, u.str_document), (str_document) => ({ id: u.id, str_document, str_name: u.str_name })) : null));
   }
 }
 

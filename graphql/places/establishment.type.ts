@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Ctx, Field, FieldResolver, Float, Info, InputType, ObjectType, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { mapLoaded, type Loaded } from '../loaders.js';
+import { personal } from '../identity/user-as-seen.js';
 import { pickOf } from '../columns.js';
 import { includeOf, type Needs } from '../lookahead.js';
 import { USER_NEEDS, User } from '../identity/user.type.js';
@@ -100,7 +101,7 @@ export const ESTABLISHMENT_NEEDS: Needs = {
   str_county_ibge_uf_code: { path: ['county'] },
   str_county_name: { path: ['county'] },
   responsible_user: { path: ['responsible_user'], next: () => USER_NEEDS },
-  str_responsible_document: { path: ['responsible_user'] },
+  str_responsible_document: { path: ['responsible_user', 'organizations'] },
   str_responsible_user_name: { path: ['responsible_user'] },
 };
 
@@ -178,7 +179,7 @@ export class EstablishmentFieldsResolver {
 
   @FieldResolver(() => String, { nullable: true })
   str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<string | null> {
-    return mapLoaded(responsibleOf(e, ctx), (v) => v?.str_document ?? null);
+    return mapLoaded(responsibleOf(e, ctx), (v) => (v ? personal(ctx, v, v.str_document) : null));
   }
 
   /** An invitee sees its own unit, not the siblings it was not invited to. */
@@ -197,7 +198,7 @@ export class EstablishmentUnrestrictedFieldsResolver {
 
   @FieldResolver(() => String, { nullable: true })
   str_responsible_document(@Root() e: EstablishmentEntity, @Ctx() ctx: Context): Loaded<string | null> {
-    return mapLoaded(responsibleOf(e, ctx), (v) => maskDocument(v?.str_document ?? null));
+    return mapLoaded(responsibleOf(e, ctx), (v) => (v ? mapLoaded(personal(ctx, v, v.str_document), maskDocument) : null));
   }
 
   /** Every unit's Read Only Data is public (unrestricted search); what lies behind a unit is scoped on the unit itself. */

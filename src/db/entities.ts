@@ -1,6 +1,7 @@
 import { Organization } from '../identity/organization.entity.js';
 import { User } from '../identity/user.entity.js';
 import { Membership } from '../identity/membership.entity.js';
+import { OrganizationInvite } from '../identity/organization-invite.entity.js';
 import { AuthSession, RefreshToken, UserToken } from '../identity/session.entity.js';
 import { County } from '../places/county.entity.js';
 import { ControlUnit } from '../places/control-unit.entity.js';
@@ -29,4 +30,4 @@ import { Attachment } from '../attachments/attachment.entity.js';
 import { Sharing } from '../access/sharing.entity.js';
 import { EudrStatement } from '../eudr/eudr-statement.entity.js';
 
-export const entities = [Organization, User, Membership, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Sharing, Attachment, WebhookEndpoint, EudrStatement];
+export const entities = [Organization, User, Membership, OrganizationInvite, AuthSession, RefreshToken, UserToken, County, SentMessage, Vehicle, Establishment, ControlUnit, Gta, Invite, InviteRequest, Tag, TagsBox, TagsIngress, TagsEgress, TagsReservation, TagsIdentification, TagsReplacement, TagsWriteoff, Animal, AnimalsEgress, AnimalsIngress, Occurrence, Travel, PrivacyTerms, Sharing, Attachment, WebhookEndpoint, EudrStatement];

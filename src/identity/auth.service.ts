@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { appendEvent } from '../shared/events.js';
+import { appendEvent, appendEvents } from '../shared/events.js';
 import type { Mailer } from '../shared/mailer.js';
 import { Checker, checkPassword, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -16,6 +16,7 @@ import { AuthSession, RefreshToken, UserToken, type UserTokenPurpose } from './s
 import type { LoginThrottle } from './throttle.js';
 import { ACCESS_TTL_SECONDS, REFRESH_GRACE_MS, REFRESH_TTL_MS, hashToken, type Tokens } from './tokens.js';
 import { User } from './user.entity.js';
+import { joinOnConfirmation } from './organization-invite.join.js';
 import { TERMS_PENDING_SQL } from './privacy-terms.reader.js';
 import { MAY_BE_GRANTED_SQL } from '../access/sharing.policy.js';
 
@@ -250,8 +251,10 @@ export class AuthService {
       user.password_hash = await hashPassword(password!);
       if (purpose === 'CONFIRM_REGISTRATION') user.ts_registration_confirmed_at ??= new Date();
       await this.revokeSessions(tx, user.id, 'PASSWORD_CHANGED');
+      // An account created by an invitation joins its organization now (its consent).
+      const joined = purpose === 'CONFIRM_REGISTRATION' ? await joinOnConfirmation(tx, user.id) : [];
       await tx.flush();
-      await appendEvent(tx, { type: purpose === 'CONFIRM_REGISTRATION' ? 'USER_REGISTRATION_CONFIRMED' : 'USER_PASSWORD_RECOVERED', recordType: 'User', recordId: user.id, actorId: user.id, payload: {} });
+      await appendEvents(tx, [{ type: purpose === 'CONFIRM_REGISTRATION' ? 'USER_REGISTRATION_CONFIRMED' : 'USER_PASSWORD_RECOVERED', recordType: 'User', recordId: user.id, actorId: user.id, payload: {} }, ...joined]);
     });
   }
 

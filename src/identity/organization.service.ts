@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError } from '../shared/errors.js';
+import { DomainError, ORGANIZATION_REGISTERED } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import { bodyHash, replayCreate } from '../shared/replay.js';
@@ -30,6 +30,9 @@ export const ORGANIZATION_SEARCH: SearchSpec = {
   ranges: ['ts_created_at', 'ts_updated_at'],
   query: ['str_name', 'str_document'],
 };
+
+/** Where a founder of an organization that already exists is sent instead. */
+export const ALREADY_REGISTERED = ORGANIZATION_REGISTERED;
 
 export class OrganizationService {
   async get(em: EntityManager, actor: Actor, id: string): Promise<Organization> {
@@ -61,7 +64,8 @@ export class OrganizationService {
         const replayed = await replayCreate(tx, Organization, 'organization', 'Organization', 'ORGANIZATION_CREATED', input.id, hash, () => true);
         if (replayed) return replayed;
       }
-      if (await tx.count(Organization, { str_document: document })) throw DomainError.conflict('str_document');
+      // A CNPJ is public (the federal registry): saying it is taken tells nothing about a person.
+      if (await tx.count(Organization, { str_document: document })) throw DomainError.conflict('str_document', ALREADY_REGISTERED);
       if (!(await tx.count(User, { id: ownerId }))) throw DomainError.field('owner_user_id', 'no such user');
       const org = tx.create(Organization, { ...(input.id ? { id: input.id } : {}), str_name: input.str_name!.trim(), str_document: document });
       tx.persist(org);
@@ -83,7 +87,7 @@ export class OrganizationService {
     return em.transactional(async (tx) => {
       const changes: Record<string, unknown> = {};
       if (document !== undefined && document !== org.str_document) {
-        if (await tx.count(Organization, { str_document: document, id: { $ne: id } })) throw DomainError.conflict('str_document');
+        if (await tx.count(Organization, { str_document: document, id: { $ne: id } })) throw DomainError.conflict('str_document', ALREADY_REGISTERED);
         org.str_document = changes.str_document = document;
       }
       if (input.str_name && input.str_name.trim() !== org.str_name) org.str_name = changes.str_name = input.str_name.trim();

@@ -18,6 +18,24 @@ export const userPolicy = {
     };
   },
 
+  /**
+   * Whether the actor sees a person's whole record (e-mail, CPF, phone, organizations...) or only
+   * `id`, `str_name` and `str_type` (CONTRACT.md, Accounts): the person, administrators, and the
+   * OWNERs and MANAGERs of one of the person's organizations acting in it. `organizationIds`: the
+   * person's organizations, asked only when the answer hangs on them (`needsOrganizations`).
+   */
+  seesWhole(actor: Actor | null, userId: string, organizationIds: readonly string[] | null): boolean {
+    if (!actor) return false;
+    if (actor.isAdmin || actor.userId === userId) return true;
+    return userPolicy.needsOrganizations(actor, userId) && organizationIds !== null && organizationIds.includes(actor.organizationId!);
+  },
+
+  /** Whether `seesWhole` depends on the person's organizations for this actor. */
+  needsOrganizations(actor: Actor | null, userId: string): boolean {
+    if (!actor || actor.isAdmin || actor.userId === userId) return false;
+    return actor.organizationId !== null && actor.role !== null && MANAGING_ROLES.includes(actor.role);
+  },
+
   canCreate(actor: Actor): void {
     if (actor.isAdmin) return;
     if (actor.organizationId && actor.role && MANAGING_ROLES.includes(actor.role)) return;

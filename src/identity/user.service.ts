@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { appendEvent } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
-import { bodyHash, replayCreate } from '../shared/replay.js';
 import type { PageInput } from '../shared/pagination.js';
 import type { Include } from '../db/reader.js';
 import type { Db } from '../db/sql.js';
@@ -14,7 +13,7 @@ import { County } from '../places/county.entity.js';
 import { Checker, isDocument, isEmail, normalizeDocument, normalizeEmail } from '../shared/validation.js';
 import type { Actor } from './actor.js';
 import type { AuthService } from './auth.service.js';
-import { Membership, ROLES, type Role } from './membership.entity.js';
+import { Membership } from './membership.entity.js';
 import { userPolicy } from './user.policy.js';
 import { USER_TYPES, User, type UserType } from './user.entity.js';
 import { userSource, type UserRow } from './user.reader.js';
@@ -64,49 +63,6 @@ export class UserService {
 
   page(db: Db, actor: Actor, filters: Filters, page: PageInput | null | undefined, options: PageOptions): Promise<ReadPage<UserRow>> {
     return readVisiblePage(db, actor, userSource, userPolicy.scope(actor), USER_SEARCH, filters, page, options);
-  }
-
-  async create(em: EntityManager, actor: Actor, input: UserCreateInput): Promise<User> {
-    userPolicy.canCreate(actor);
-    if (input.bl_admin) userPolicy.canGrantAdmin(actor);
-    const check = new Checker().required('str_name', input.str_name).required('str_email', input.str_email).required('str_document', input.str_document);
-    const email = input.str_email ? normalizeEmail(input.str_email) : '';
-    const document = input.str_document ? normalizeDocument(input.str_document) : '';
-    if (email) check.when(!isEmail(email), 'str_email', 'must be an e-mail address');
-    if (document) check.when(!isDocument(document), 'str_document', 'must be a valid CPF or CNPJ');
-    if (input.str_type) check.when(!USER_TYPES.includes(input.str_type as UserType), 'str_type', `must be one of ${USER_TYPES.join(', ')}`);
-    if (input.str_role) check.when(!ROLES.includes(input.str_role as Role), 'str_role', `must be one of ${ROLES.join(', ')}`);
-    if (input.id) check.when(!isUuid(input.id), 'id', 'must be a uuid');
-    check.throwIfAny();
-    const role = (input.str_role as Role | undefined) ?? 'OPERATOR';
-    if (role === 'OWNER' && !actor.isAdmin && actor.role !== 'OWNER') throw DomainError.forbidden('only an owner grants the OWNER role');
-    const hash = bodyHash({ ...input, id: undefined });
-    const { user, deliver } = await em.transactional(async (tx) => {
-      if (input.id) {
-        // A replay mails nothing: the first create invited the user.
-        const replayed = await replayCreate(tx, User, '"user"', 'User', 'USER_CREATED', input.id, hash, (r) => r.organization_id === actor.organizationId);
-        if (replayed) return { user: replayed, deliver: async () => undefined };
-      }
-      await this.assertUnique(tx, email, document);
-      const user = tx.create(User, {
-        ...(input.id ? { id: input.id } : {}),
-        str_name: input.str_name!.trim(),
-        str_email: email,
-        str_document: document,
-        str_type: (input.str_type as UserType | undefined) ?? 'OTHER',
-        bl_admin: input.bl_admin ?? false,
-        str_phone: input.str_phone ?? null,
-        organization_id: actor.organizationId,
-      });
-      tx.persist(user);
-      if (actor.organizationId) tx.persist(tx.create(Membership, { user_id: user.id, organization_id: actor.organizationId, str_role: role }));
-      const deliver = this.auth.inviteToConfirm(tx, user);
-      await tx.flush();
-      await appendEvent(tx, { type: 'USER_CREATED', recordType: 'User', recordId: user.id, actorId: actor.userId, payload: { str_email: email, str_document: document, organization_id: actor.organizationId, str_role: actor.organizationId ? role : null, body_hash: hash } });
-      return { user, deliver };
-    });
-    await deliver();
-    return user;
   }
 
   /** Used by first start and the CLI: an administrator with a password, confirmed at once. */

@@ -124,11 +124,16 @@ export function fromConstraintViolation(err: unknown): DomainError | null {
   return null;
 }
 
+/** An organization's CNPJ (or CPF) already registered: public, so said, with where to ask to join (CONTRACT.md, Accounts). */
+export const ORGANIZATION_REGISTERED = 'is already registered: ask its owners to invite you (POST /api/invite-requests)';
+
 /** Unique indexes (src/db/migrations) and the input field each one guards; add a line with each new unique index. */
 const UNIQUE_FIELDS: Record<string, [string, string]> = {
   user_email_unique: ['str_email', 'is already taken'],
   user_document_unique: ['str_document', 'is already taken'],
-  organization_document_unique: ['str_document', 'is already taken'],
+  organization_document_unique: ['str_document', ORGANIZATION_REGISTERED],
+  organization_invite_pending: ['str_email', 'is being invited by another request: try again'],
+  organization_invite_token: ['str_token', 'is already taken'],
   membership_user_org_unique: ['user_id', 'is already a member'],
   vehicle_pkey: ['id', 'is already taken'],
   vehicle_license_plate_unique: ['str_license_plate', 'is already taken'],

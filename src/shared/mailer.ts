@@ -13,6 +13,8 @@ export interface Mail {
   /** Codes and tokens in the body: never at rest once mail leaves by SMTP, and only until `secretsExpireAt` in the outbox. */
   secrets?: string[];
   secretsExpireAt?: Date;
+  /** Its sent_message id, when the caller chooses between mails stored under one id (one statement either way). */
+  id?: string;
 }
 
 /** The row sent_message keeps of a mail (see Mailer.prepare). */
@@ -87,7 +89,7 @@ export class Mailer {
     const redacted = secrets.reduce((body, secret) => body.replaceAll(secret, REDACTED), mail.body);
     const outbox = !this.transport;
     const kept: KeptMail = {
-      id: newId(),
+      id: mail.id ?? newId(),
       str_to: mail.to,
       str_subject: mail.subject,
       str_template: mail.template,

@@ -48,6 +48,7 @@ import { Migration0070TraceAnswersExpire } from './Migration0070TraceAnswersExpi
 import { Migration0071TraceChanges } from './Migration0071TraceChanges.js';
 import { Migration0072TraceViaPresent } from './Migration0072TraceViaPresent.js';
 import { Migration0075TraceGraphStale } from './Migration0075TraceGraphStale.js';
+import { Migration0078OrganizationInvites } from './Migration0078OrganizationInvites.js';
 import { Migration0080EudrStatements } from './Migration0080EudrStatements.js';
 import { Migration0081WebhookAttempts } from './Migration0081WebhookAttempts.js';
 
@@ -103,6 +104,7 @@ export const migrationsList = [
   { name: 'Migration0071TraceChanges', class: Migration0071TraceChanges },
   { name: 'Migration0072TraceViaPresent', class: Migration0072TraceViaPresent },
   { name: 'Migration0075TraceGraphStale', class: Migration0075TraceGraphStale },
+  { name: 'Migration0078OrganizationInvites', class: Migration0078OrganizationInvites },
   { name: 'Migration0080EudrStatements', class: Migration0080EudrStatements },
   { name: 'Migration0081WebhookAttempts', class: Migration0081WebhookAttempts },
 ];
