@@ -58,7 +58,10 @@ beforeAll(async () => {
   await app.service.core.trace.ready();
 });
 
-test(`random writes and questions: the walk in memory answers what the walk in SQL answers after each (seed ${SEED})`, async () => {
+// Under TEST_TRACE_GRAPH=false the service walks in SQL too: nothing of the graph to hold equal.
+const withGraph = process.env.TEST_TRACE_GRAPH === 'false' ? test.skip : test;
+
+withGraph(`random writes and questions: the walk in memory answers what the walk in SQL answers after each (seed ${SEED})`, async () => {
   const next = random(SEED);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const db = app.service.db;
@@ -134,7 +137,7 @@ test(`random writes and questions: the walk in memory answers what the walk in S
   }
 });
 
-test('the service\'s graph purges the change rows past TRACE_CHANGE_RETENTION at a refresh', async () => {
+withGraph('the service\'s graph purges the change rows past TRACE_CHANGE_RETENTION at a refresh', async () => {
   await untilCurrent();
   // Rows of a long-finished transaction (an xid below any snapshot's xmin: the purge never waits for
   // a transaction open elsewhere on the server), one older than the retention and one within it.

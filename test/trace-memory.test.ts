@@ -25,7 +25,10 @@ beforeAll(async () => {
 /** A random network as test/trace-walk.test.ts draws them: units, animals with 1-5 stays, egresses, some on a travel. */
 const network = (seed: number) => travelNetwork(app, places, vehicleId, seed);
 
-describe('the walk in memory answers what the walk in SQL answers', () => {
+// Under TEST_TRACE_GRAPH=false the service walks in SQL too: nothing of the graph to compare (the SQL side is every other trace file's).
+const withGraph = process.env.TEST_TRACE_GRAPH === 'false' ? describe.skip : describe;
+
+withGraph('the walk in memory answers what the walk in SQL answers', () => {
   test('on random networks, for an administrator, an authority and an owner', async () => {
     const db = app.service.db;
     const sql = new TraceService();
