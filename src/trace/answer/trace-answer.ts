@@ -274,13 +274,14 @@ export const seenUnitsLookup = { perRowUpTo: 2000 };
  * Every visibility scope the answer asks of `q.visibleUnit`, as its arguments: a walk in the trace's
  * engine (src/trace/engine/) gets them computed beforehand by the thread that knows the caller.
  */
-export const ANSWER_SCOPES: readonly (readonly [string, UnitScopeOn])[] = [
-  ['su.control_unit_id', { establishment: 'su.establishment_id', perRow: true }],
-  ['su.control_unit_id', { establishment: 'su.establishment_id', perRow: false }],
-  ['vs.control_unit_id', { holder: 'vs' }],
-  ['x.control_unit_id', {}],
-  ['vu.id', { establishment: 'vu.establishment_id', perRow: true }],
-];
+const SCOPE = {
+  seenPerRow: ['su.control_unit_id', { establishment: 'su.establishment_id', perRow: true }],
+  seenHashed: ['su.control_unit_id', { establishment: 'su.establishment_id', perRow: false }],
+  readable: ['vs.control_unit_id', { holder: 'vs' }],
+  viaUnit: ['x.control_unit_id', {}],
+  place: ['vu.id', { establishment: 'vu.establishment_id', perRow: true }],
+} as const satisfies Record<string, readonly [string, UnitScopeOn]>;
+export const ANSWER_SCOPES: readonly (readonly [string, UnitScopeOn])[] = Object.values(SCOPE);
 /** The key of a scope's arguments in a table of them. */
 export const scopeKey = (column: string, on: UnitScopeOn = {}): string => JSON.stringify([column, on.establishment ?? null, on.holder ?? null, on.prefix ?? null, on.perRow ?? null]);
 
@@ -294,7 +295,8 @@ async function seenOf(db: Db, q: TraceQuestion, establishmentOfUnit: Int32Array,
   if (!units.length) return seen;
   // A few units: each looked up by its establishment's key; many (a backward trace reaches tens of thousands):
   // the caller's establishments hashed once (44,585 lookups took 72-78 ms, the hashed set 17 ms, at 1M for a state's authority).
-  const visible = q.visibleUnit('su.control_unit_id', { establishment: 'su.establishment_id', perRow: units.length <= seenUnitsLookup.perRowUpTo });
+  const [column, on] = units.length <= seenUnitsLookup.perRowUpTo ? SCOPE.seenPerRow : SCOPE.seenHashed;
+  const visible = q.visibleUnit(column, on);
   const rows = await db.rows<{ i: number }>({
     sql: `select su.i::int as i from unnest(?::uuid[], ?::uuid[]) with ordinality as su(control_unit_id, establishment_id, i) where (select ${visible.sql} offset 0)`,
     params: [unitsParam(db, units, names), establishmentsParam(db, units.map((u) => establishmentOfUnit[u]!), names), ...visible.params],
@@ -307,7 +309,7 @@ async function seenOf(db: Db, q: TraceQuestion, establishmentOfUnit: Int32Array,
 async function readableOf(db: Db, q: TraceQuestion, probe: number[], names: ReachedNames, animals: number): Promise<Uint8Array> {
   const readable = new Uint8Array(animals);
   if (!probe.length) return readable;
-  const visible = q.visibleUnit('vs.control_unit_id', { holder: 'vs' });
+  const visible = q.visibleUnit(...SCOPE.readable);
   const rows = await db.rows<{ i: number }>({
     sql: `select x.i::int as i from unnest(?::uuid[]) with ordinality as x(animal_id, i)
            where exists (select 1 from animal_stay vs where vs.animal_id = x.animal_id and ${visible.sql} offset 0)`,
@@ -329,7 +331,7 @@ async function viaUnitsShown(db: Db, q: TraceQuestion, shown: Int32Array, reache
     if (u !== -1 && establishmentOfUnit[u] === -1) elsewhere.add(u);
   }
   if (elsewhere.size) {
-    const visible = q.visibleUnit('x.control_unit_id', {});
+    const visible = q.visibleUnit(...SCOPE.viaUnit);
     const units = [...elsewhere];
     const rows = await db.rows<{ i: number }>({
       sql: `select x.i::int as i from unnest(?::uuid[]) with ordinality as x(control_unit_id, i) where ${visible.sql}`,
@@ -431,7 +433,7 @@ async function placesOf(
   const row = (e: number) => holdings.row[e]!;
   const unitSeen = (e: number) => reached.unit[row(e)] !== -1 && on.seen[reached.unit[row(e)]!] === 1;
   const brought = (e: number) => reached.seed[row(e)] === 1 || reached.viaAnimal[row(e)] === reached.animal[row(e)];
-  const visible = q.visibleUnit('vu.id', { establishment: 'vu.establishment_id', perRow: true });
+  const visible = q.visibleUnit(...SCOPE.place);
   const rows = await db.rows<{ i: number; str_name: string; str_type: string; str_socioenvironmental_status: string; gta_id: string | null; str_gta_code: string | null }>({
     sql: `select x.i::int as i, e.str_name, e.str_type, e.str_socioenvironmental_status, g.id as gta_id, g.str_code as str_gta_code
             from unnest(?::uuid[], ?::int[], ?::timestamptz[], ?::uuid[], ?::boolean[]) with ordinality as x(establishment_id, hops, ts_exposure, egress_id, seen, i)

@@ -83,11 +83,6 @@ rpc.handle('ready', async () => {
 
 rpc.handle('verify', () => engine.verify());
 
-rpc.handle('invalidate', (reason: string) => {
-  engine.invalidate(reason);
-  return null;
-});
-
 rpc.handle('close', async () => {
   engine.close();
   await pool?.end();

@@ -93,15 +93,6 @@ export class GraphEngine {
     }
   }
 
-  /** Marks the graph stale and reloads it (a mismatch with the database found by a check). */
-  invalidate(reason: string): void {
-    if (this.status.state !== 'current') return;
-    this.status.state = 'stale';
-    this.status.lastError = reason;
-    this.changed(this.status);
-    this.start();
-  }
-
   /**
    * Compares the graph with the database (docs/decisions/trace.md, "Never wrong"): unless equal, it
    * is stale and reloads in the background. Null when it is not current (nothing to compare).

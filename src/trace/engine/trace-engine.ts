@@ -71,7 +71,7 @@ export class TraceEngine {
         }),
       );
     } catch (err) {
-      if ((err as { fromService?: boolean }).fromService) throw (err as { cause: unknown }).cause;
+      if (isServiceError(err)) throw err.cause;
       this.log.error({ err }, 'the trace engine failed a walk: walked in SQL');
       done = null;
     }
@@ -90,14 +90,8 @@ export class TraceEngine {
   }
 
   /** Compares the graph with the database now (as the periodic check does): the verdict, null when the graph is not current. */
-  async verify(): Promise<'equal' | 'mismatch' | 'stale' | null> {
-    const verdict = await this.rpc.call<'equal' | 'mismatch' | 'stale' | null>('verify');
-    return verdict;
-  }
-
-  /** Marks the graph stale: it reloads in the background, and questions walk in SQL meanwhile. */
-  invalidate(reason: string): Promise<void> {
-    return this.rpc.call<null>('invalidate', reason).then(() => undefined);
+  verify(): Promise<'equal' | 'mismatch' | 'stale' | null> {
+    return this.rpc.call<'equal' | 'mismatch' | 'stale' | null>('verify');
   }
 
   async close(): Promise<void> {
@@ -168,7 +162,7 @@ export class TraceEngine {
     let written = false;
     const unwrap = <T>(p: Promise<T>) =>
       p.catch((err: unknown) => {
-        throw (err as { fromService?: boolean }).fromService ? (err as { cause: unknown }).cause : err;
+        throw isServiceError(err) ? err.cause : err;
       });
     return {
       page: (db, limit, offset): Promise<TracedAnimalRow[]> =>
@@ -192,3 +186,6 @@ function ownDates<T extends object>(row: T): T {
   for (const [k, v] of Object.entries(out)) if (Object.prototype.toString.call(v) === '[object Date]' && !(v instanceof Date)) out[k] = new Date((v as Date).getTime());
   return out as T;
 }
+
+/** A failure of one of the service's own statements, run for the engine: its cause is the caller's error. */
+const isServiceError = (err: unknown): err is { cause: unknown } => (err as { fromService?: boolean }).fromService === true;
